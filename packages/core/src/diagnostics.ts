@@ -1,0 +1,75 @@
+/**
+ * Diagnostics: one shape for everything a stream skips, rejects or recovers.
+ *
+ * A diagnostic never travels on the value channel. Every stream reports diagnostics on a side
+ * channel (a sink method, an event, a callback) and counts them by reason in its stats.
+ */
+
+/** The closed set of reasons. */
+export const DiagnosticReason = {
+  /** A whitespace-only line (reported only with `reportSkipped`). */
+  blank: 'blank',
+  /** A markdown fence line such as ```` ```json ```` (reported only with `reportSkipped`). */
+  fence: 'fence',
+  /** A line of text that does not start like JSON (`Here are the results:`). */
+  prose: 'prose',
+  /** A line that starts like JSON but is not valid JSON. */
+  syntax: 'syntax',
+  /** Valid JSON that the schema (or the discriminated branch) rejects. */
+  schema: 'schema',
+  /** Input ended inside a value. */
+  truncated: 'truncated',
+  /** A line (or multi-line value) longer than `maxLineLength`; its text was discarded. */
+  tooLong: 'too-long',
+  /** Input that was accepted after a documented recovery (trailing comma, joined lines...). */
+  recovered: 'recovered',
+  /** A JSON `null` where the consumer cannot receive one (Node object-mode streams). */
+  nullValue: 'null-value',
+} as const;
+
+export type DiagnosticReason = (typeof DiagnosticReason)[keyof typeof DiagnosticReason];
+
+/** One validation error, as reported by the JSON Schema validator. */
+export interface SchemaError {
+  /** JSON pointer to the offending part of the value (`/sections/0/start_line`, `` for the root). */
+  readonly path: string;
+  /** The schema keyword that failed (`type`, `required`, `const`...). */
+  readonly keyword: string;
+  /** Human message from the validator (`must be integer`). */
+  readonly message: string;
+  /** JSON pointer into the schema. */
+  readonly schemaPath: string;
+  /** Keyword parameters (`{ missingProperty: "id" }`). */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+export interface Diagnostic {
+  readonly reason: DiagnosticReason;
+  /** 1-based line number where the reported text starts (line-based streams). */
+  readonly line?: number;
+  /** Last line of a report that spans several lines. */
+  readonly endLine?: number;
+  /** Offset in UTF-16 code units from the start of the decoded text to the reported position. */
+  readonly offset: number;
+  /** 0-based column (UTF-16 code units) of the reported position within its line. */
+  readonly column?: number;
+  /** A short piece of the input around the reported position. */
+  readonly excerpt: string;
+  /** One sentence saying what is wrong (or what was recovered). */
+  readonly message: string;
+  /** Validator errors, for `schema`. */
+  readonly errors?: readonly SchemaError[];
+  /** Discriminator value of the branch the value was validated against. */
+  readonly branch?: string;
+}
+
+const EXCERPT_BEFORE = 24;
+const EXCERPT_LENGTH = 80;
+
+/** A short excerpt of `text` around `column`, with ellipses where it was cut. */
+export function excerptAround(text: string, column = 0): string {
+  if (text.length <= EXCERPT_LENGTH) return text;
+  const start = Math.max(0, Math.min(column - EXCERPT_BEFORE, text.length - EXCERPT_LENGTH));
+  const end = start + EXCERPT_LENGTH;
+  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+}

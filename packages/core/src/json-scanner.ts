@@ -1,0 +1,402 @@
+/**
+ * Incremental JSON syntax scanner.
+ *
+ * Contract: `scan(text, from)` consumes `text[from..]` as the continuation of one JSON value
+ * and returns where that value ended (an index into `text`), `SCAN_MORE` when the value is
+ * still open at the end of `text`, or `SCAN_ERROR` when the text can no longer become valid
+ * JSON (then `errorIndex` and `errorMessage` say where and why). `end()` reports what the end
+ * of input decides. The scanner keeps no copy of the text: its state is a container stack and
+ * a few integers, so scanning a value split over any number of calls costs the same as
+ * scanning it in one call.
+ *
+ * Invariants:
+ * - Accepts exactly RFC 8259 (the grammar `JSON.parse` implements): a value is accepted by
+ *   `scan` + `end` precisely when `JSON.parse` accepts the same text.
+ * - Chunking does not matter: any split of the same text gives the same results and the
+ *   same error position.
+ * - Work is linear in the text scanned; nesting depth is limited only by memory (the stack
+ *   is an array of small integers, never the call stack).
+ */
+
+export const SCAN_MORE = -1;
+export const SCAN_ERROR = -2;
+
+// Parser states. Plain numbers keep the hot loop free of string comparisons.
+const VALUE = 0; // expecting any value
+const VALUE_OR_ARRAY_END = 1; // just after `[`
+const KEY_OR_OBJECT_END = 2; // just after `{`
+const KEY = 3; // after `,` in an object
+const COLON = 4; // after a key
+const COMMA_OR_END = 5; // after a value inside a container
+const STRING = 6;
+const STRING_ESCAPE = 7;
+const STRING_UNICODE = 8;
+const NUMBER_MINUS = 9; // after `-`
+const NUMBER_ZERO = 10; // after a leading `0`
+const NUMBER_INT = 11; // in integer digits
+const NUMBER_DOT = 12; // after `.`
+const NUMBER_FRACTION = 13; // in fraction digits
+const NUMBER_E = 14; // after `e`/`E`
+const NUMBER_E_SIGN = 15; // after the exponent sign
+const NUMBER_EXPONENT = 16; // in exponent digits
+const LITERAL = 17; // inside `true`, `false` or `null`
+const DONE = 18;
+const FAILED = 19;
+
+const OBJECT = 1;
+const ARRAY = 2;
+
+const EXPECTED: Record<number, string> = {
+  [VALUE]: 'a value',
+  [VALUE_OR_ARRAY_END]: "a value or ']'",
+  [KEY_OR_OBJECT_END]: "a quoted key or '}'",
+  [KEY]: 'a quoted key',
+  [COLON]: "':'",
+  [COMMA_OR_END]: "',' or a closing bracket",
+  [NUMBER_MINUS]: 'a digit',
+  [NUMBER_DOT]: 'a digit',
+  [NUMBER_E]: 'a digit or sign',
+  [NUMBER_E_SIGN]: 'a digit',
+};
+
+function describe(code: number): string {
+  if (code === 0x0a) return 'line break';
+  if (code === 0x0d) return 'carriage return';
+  if (code < 0x20) return `control character U+${code.toString(16).padStart(4, '0').toUpperCase()}`;
+  return `'${String.fromCharCode(code)}'`;
+}
+
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+export class JsonScanner {
+  private state = VALUE;
+  private readonly stack: number[] = [];
+  private isKey = false;
+  private literal = '';
+  private literalIndex = 0;
+  private unicodeLeft = 0;
+  /** Index in the last scanned text where the error was found (valid after `SCAN_ERROR`). */
+  errorIndex = 0;
+  /** Why the text cannot be JSON (valid after `SCAN_ERROR`). */
+  errorMessage = '';
+
+  reset(): void {
+    this.state = VALUE;
+    this.stack.length = 0;
+    this.isKey = false;
+    this.unicodeLeft = 0;
+    this.errorMessage = '';
+  }
+
+  /** Current nesting depth (open objects and arrays). */
+  get depth(): number {
+    return this.stack.length;
+  }
+
+  /** True while the scanner is inside a string (or one of its escapes). */
+  get inString(): boolean {
+    return this.state === STRING || this.state === STRING_ESCAPE || this.state === STRING_UNICODE;
+  }
+
+  /** True once any non-whitespace character of the value has been consumed. */
+  get started(): boolean {
+    return !(this.state === VALUE && this.stack.length === 0);
+  }
+
+  private fail(index: number, message: string): number {
+    this.state = FAILED;
+    this.errorIndex = index;
+    this.errorMessage = message;
+    return SCAN_ERROR;
+  }
+
+  private unexpected(index: number, code: number): number {
+    const expected = EXPECTED[this.state];
+    return this.fail(
+      index,
+      expected === undefined ? `unexpected ${describe(code)}` : `unexpected ${describe(code)}; expected ${expected}`,
+    );
+  }
+
+  /** A value just finished: either the top-level value is done or its container continues. */
+  private closeValue(): boolean {
+    if (this.stack.length === 0) {
+      this.state = DONE;
+      return true;
+    }
+    this.state = COMMA_OR_END;
+    return false;
+  }
+
+  scan(text: string, from = 0): number {
+    if (this.state === DONE) return from;
+    if (this.state === FAILED) return SCAN_ERROR;
+    const length = text.length;
+    let state = this.state;
+    for (let i = from; i < length; i++) {
+      const c = text.charCodeAt(i);
+      switch (state) {
+        case STRING: {
+          // Fast inner loop over ordinary string characters.
+          let j = i;
+          let d = c;
+          while (d !== 0x22 && d !== 0x5c && d >= 0x20) {
+            j++;
+            if (j === length) break;
+            d = text.charCodeAt(j);
+          }
+          if (j === length) {
+            i = j;
+            break;
+          }
+          i = j;
+          if (d === 0x22) {
+            if (this.isKey) {
+              this.isKey = false;
+              state = COLON;
+            } else {
+              this.state = state;
+              if (this.closeValue()) return i + 1;
+              state = this.state;
+            }
+          } else if (d === 0x5c) {
+            state = STRING_ESCAPE;
+          } else {
+            this.state = state;
+            return this.fail(
+              i,
+              d === 0x0a
+                ? 'string not closed before the line break (a raw line break is not allowed inside a JSON string)'
+                : `${describe(d)} inside a string must be escaped`,
+            );
+          }
+          break;
+        }
+        case STRING_ESCAPE:
+          if (c === 0x75) {
+            state = STRING_UNICODE;
+            this.unicodeLeft = 4;
+          } else if (
+            c === 0x22 ||
+            c === 0x5c ||
+            c === 0x2f ||
+            c === 0x62 ||
+            c === 0x66 ||
+            c === 0x6e ||
+            c === 0x72 ||
+            c === 0x74
+          ) {
+            state = STRING;
+          } else {
+            this.state = state;
+            return this.fail(i, `invalid escape '\\${String.fromCharCode(c)}' in a string`);
+          }
+          break;
+        case STRING_UNICODE:
+          if (!isHex(c)) {
+            this.state = state;
+            return this.fail(i, `invalid \\u escape: ${describe(c)} is not a hex digit`);
+          }
+          if (--this.unicodeLeft === 0) state = STRING;
+          break;
+        case VALUE:
+        case VALUE_OR_ARRAY_END:
+        case KEY_OR_OBJECT_END:
+        case KEY:
+        case COLON:
+        case COMMA_OR_END:
+          if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
+          if (state === COLON) {
+            if (c !== 0x3a) {
+              this.state = state;
+              return this.unexpected(i, c);
+            }
+            state = VALUE;
+            break;
+          }
+          if (state === COMMA_OR_END) {
+            const top = this.stack[this.stack.length - 1];
+            if (c === 0x2c) {
+              state = top === OBJECT ? KEY : VALUE;
+            } else if ((c === 0x7d && top === OBJECT) || (c === 0x5d && top === ARRAY)) {
+              this.stack.pop();
+              this.state = state;
+              if (this.closeValue()) return i + 1;
+              state = this.state;
+            } else {
+              this.state = state;
+              return this.fail(i, `unexpected ${describe(c)}; expected ',' or '${top === OBJECT ? '}' : ']'}'`);
+            }
+            break;
+          }
+          if (state === KEY_OR_OBJECT_END || state === KEY) {
+            if (c === 0x22) {
+              this.isKey = true;
+              state = STRING;
+            } else if (c === 0x7d && state === KEY_OR_OBJECT_END) {
+              this.stack.pop();
+              this.state = state;
+              if (this.closeValue()) return i + 1;
+              state = this.state;
+            } else {
+              this.state = state;
+              return this.unexpected(i, c);
+            }
+            break;
+          }
+          // VALUE or VALUE_OR_ARRAY_END
+          if (c === 0x5d && state === VALUE_OR_ARRAY_END) {
+            this.stack.pop();
+            this.state = state;
+            if (this.closeValue()) return i + 1;
+            state = this.state;
+            break;
+          }
+          switch (c) {
+            case 0x7b:
+              this.stack.push(OBJECT);
+              state = KEY_OR_OBJECT_END;
+              break;
+            case 0x5b:
+              this.stack.push(ARRAY);
+              state = VALUE_OR_ARRAY_END;
+              break;
+            case 0x22:
+              this.isKey = false;
+              state = STRING;
+              break;
+            case 0x2d:
+              state = NUMBER_MINUS;
+              break;
+            case 0x30:
+              state = NUMBER_ZERO;
+              break;
+            case 0x74:
+              state = LITERAL;
+              this.literal = 'true';
+              this.literalIndex = 1;
+              break;
+            case 0x66:
+              state = LITERAL;
+              this.literal = 'false';
+              this.literalIndex = 1;
+              break;
+            case 0x6e:
+              state = LITERAL;
+              this.literal = 'null';
+              this.literalIndex = 1;
+              break;
+            default:
+              if (c >= 0x31 && c <= 0x39) {
+                state = NUMBER_INT;
+              } else {
+                this.state = state;
+                return this.unexpected(i, c);
+              }
+          }
+          break;
+        case LITERAL:
+          if (c !== this.literal.charCodeAt(this.literalIndex)) {
+            this.state = state;
+            return this.fail(i, `invalid literal: expected '${this.literal}'`);
+          }
+          if (++this.literalIndex === this.literal.length) {
+            this.state = state;
+            if (this.closeValue()) return i + 1;
+            state = this.state;
+          }
+          break;
+        case NUMBER_MINUS:
+          if (c === 0x30) state = NUMBER_ZERO;
+          else if (c >= 0x31 && c <= 0x39) state = NUMBER_INT;
+          else {
+            this.state = state;
+            return this.unexpected(i, c);
+          }
+          break;
+        case NUMBER_DOT:
+          if (c >= 0x30 && c <= 0x39) state = NUMBER_FRACTION;
+          else {
+            this.state = state;
+            return this.unexpected(i, c);
+          }
+          break;
+        case NUMBER_E:
+          if (c === 0x2b || c === 0x2d) state = NUMBER_E_SIGN;
+          else if (c >= 0x30 && c <= 0x39) state = NUMBER_EXPONENT;
+          else {
+            this.state = state;
+            return this.unexpected(i, c);
+          }
+          break;
+        case NUMBER_E_SIGN:
+          if (c >= 0x30 && c <= 0x39) state = NUMBER_EXPONENT;
+          else {
+            this.state = state;
+            return this.unexpected(i, c);
+          }
+          break;
+        case NUMBER_ZERO:
+        case NUMBER_INT:
+        case NUMBER_FRACTION:
+        case NUMBER_EXPONENT: {
+          if (c >= 0x30 && c <= 0x39) {
+            if (state === NUMBER_ZERO) {
+              this.state = state;
+              return this.fail(i, 'a number must not have a leading zero');
+            }
+            break;
+          }
+          if (c === 0x2e && (state === NUMBER_ZERO || state === NUMBER_INT)) {
+            state = NUMBER_DOT;
+            break;
+          }
+          if ((c === 0x65 || c === 0x45) && state !== NUMBER_EXPONENT) {
+            state = NUMBER_E;
+            break;
+          }
+          // Any other character ends the number; it is then read as what follows a value.
+          this.state = state;
+          if (this.closeValue()) return i;
+          state = this.state;
+          i--;
+          break;
+        }
+        default:
+          // DONE and FAILED return before the loop.
+          break;
+      }
+    }
+    this.state = state;
+    return SCAN_MORE;
+  }
+
+  /**
+   * The input ended. Returns true when exactly one complete value was scanned (a top-level
+   * number completes here); otherwise sets `errorMessage` and returns false.
+   */
+  end(): boolean {
+    const s = this.state;
+    if (s === DONE) return true;
+    if (s === FAILED) return false;
+    if (
+      this.stack.length === 0 &&
+      (s === NUMBER_ZERO || s === NUMBER_INT || s === NUMBER_FRACTION || s === NUMBER_EXPONENT)
+    ) {
+      this.state = DONE;
+      return true;
+    }
+    this.errorMessage = this.started ? this.openDescription() : 'no JSON value';
+    return false;
+  }
+
+  private openDescription(): string {
+    if (this.inString) return 'input ended inside a string';
+    if (this.stack.length > 0) {
+      return `input ended with ${this.stack.length} unclosed ${this.stack.length === 1 ? 'bracket' : 'brackets'}`;
+    }
+    return 'input ended inside a value';
+  }
+}

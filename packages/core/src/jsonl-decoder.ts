@@ -1,0 +1,684 @@
+/**
+ * JSONL decoder: text chunks in, validated values and diagnostics out.
+ *
+ * Contract: `write(text)` consumes the next chunk and synchronously delivers every value the
+ * chunk completes (a value is complete at the line break that ends it); `end()` delivers
+ * what the end of input decides (the unterminated last line, an unclosed value). The sink
+ * receives values in input order, interleaved with diagnostics in input order.
+ *
+ * Invariants (each one a property test in test/):
+ * 1. Chunking does not matter: any split of the same text gives the same values and the same
+ *    diagnostics (offsets are computed from the text, never from chunk boundaries).
+ * 2. Truncation yields a prefix: a cut anywhere yields a prefix of the values of the whole
+ *    input, plus at most one `truncated` diagnostic. (Exception, documented in
+ *    docs/decisions/003-recovery-rules.md: a bare number as the unterminated last line is
+ *    accepted as `JSON.parse` accepts it, though more digits might have followed.)
+ * 3. Nothing is lost silently: every line is accounted for exactly once in
+ *    `stats.valueLines + stats.skippedLines + stats.reportedLines === stats.lines`, and every
+ *    reported line is covered by a diagnostic carrying its line, offset, excerpt and reason.
+ * 4. Agreement with the platform: with `strict: true` a line yields a value exactly when
+ *    `JSON.parse` accepts it and the schema accepts the result. The default mode differs only
+ *    by the recoveries listed in docs/decisions/003-recovery-rules.md, each reported with
+ *    reason `recovered`.
+ * 5. Bounded resources: buffered text never exceeds `maxLineLength` characters (plus one
+ *    chunk); work is linear in the input however small the chunks (each character is
+ *    scanned by `indexOf` once; only lines that fail `JSON.parse` are scanned again, once).
+ */
+
+import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
+import { isFenceLine } from './fence.js';
+import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
+import {
+  type CompiledSchema,
+  ConfigurationError,
+  ConfigurationErrorCode,
+  compileSchema,
+  type JsonSchema,
+} from './schema-validator.js';
+
+export interface JsonlOptions {
+  /** JSON Schema every value must match. Default: none (every JSON value passes). */
+  readonly schema?: JsonSchema;
+  /** Discriminator property for `oneOf`/`anyOf` dispatch. Default: detected; `false` turns it off. */
+  readonly discriminator?: string | false;
+  /** Turn every recovery off: each line must be one complete JSON value. Default `false`. */
+  readonly strict?: boolean;
+  /** Longest line (or multi-line value) kept, in UTF-16 code units. Default 8 MiB (8_388_608). */
+  readonly maxLineLength?: number;
+  /** Also report skipped blank and fence lines as diagnostics. Default `false` (they are only counted). */
+  readonly reportSkipped?: boolean;
+  /**
+   * What to do with a JSON `null` value: `'value'` delivers it (default); `'report'` drops it
+   * with a `null-value` diagnostic, for consumers that cannot carry `null`.
+   */
+  readonly nullValue?: 'value' | 'report';
+}
+
+export interface JsonlValueInfo {
+  /** 1-based line where the value starts. */
+  readonly line: number;
+  /** Line where the value ends (differs from `line` for a value spread over several lines). */
+  readonly endLine: number;
+  /** Offset (UTF-16 code units) of the start of `line` in the decoded text. */
+  readonly offset: number;
+  /** The discriminated branch the value matched. */
+  readonly branch?: string;
+}
+
+export interface JsonlSink {
+  value(value: unknown, info: JsonlValueInfo): void;
+  diagnostic(diagnostic: Diagnostic): void;
+}
+
+export interface JsonlStats {
+  /** Lines seen (a final line without a line break counts when it holds any character). */
+  lines: number;
+  /** Values delivered. */
+  values: number;
+  /** Lines that produced a delivered value. */
+  valueLines: number;
+  /** Blank and fence lines. */
+  skippedLines: number;
+  /** Lines covered by a diagnostic (dropped, or structural lines of a recovery). */
+  reportedLines: number;
+  /** Diagnostics by reason. */
+  diagnostics: Partial<Record<Diagnostic['reason'], number>>;
+}
+
+export interface JsonlDecoder {
+  write(text: string): void;
+  end(): void;
+  readonly stats: Readonly<JsonlStats>;
+}
+
+export const DEFAULT_MAX_LINE_LENGTH = 8 * 1024 * 1024;
+
+function firstNonSpace(s: string, from = 0): number {
+  let i = from;
+  const n = s.length;
+  while (i < n) {
+    const c = s.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) break;
+    i++;
+  }
+  return i;
+}
+
+/** Characters that make a line look like an attempt at JSON rather than prose. */
+function startsLikeJson(c: number): boolean {
+  return (
+    c === 0x7b || // {
+    c === 0x5b || // [
+    c === 0x22 || // "
+    c === 0x2d || // -
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x7d || // }
+    c === 0x5d || // ]
+    c === 0x2c || // ,
+    c === 0x3a // :
+  );
+}
+
+const LITERALS = ['true', 'false', 'null'];
+
+/** Validates options shared by every JSONL front end; throws ConfigurationError. */
+export function checkJsonlOptions(options: JsonlOptions): void {
+  const max = options.maxLineLength;
+  if (max !== undefined && !(Number.isSafeInteger(max) && max > 0)) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `maxLineLength must be a positive integer (characters), got ${String(max)}`,
+    );
+  }
+  if (options.nullValue !== undefined && options.nullValue !== 'value' && options.nullValue !== 'report') {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `nullValue must be 'value' or 'report', got ${String(options.nullValue)}`,
+    );
+  }
+}
+
+const MODE_IDLE = 0;
+const MODE_BLOCK = 1;
+
+class Decoder implements JsonlDecoder {
+  readonly stats: JsonlStats = {
+    lines: 0,
+    values: 0,
+    valueLines: 0,
+    skippedLines: 0,
+    reportedLines: 0,
+    diagnostics: {},
+  };
+  private readonly sink: JsonlSink;
+  private readonly validator: CompiledSchema | undefined;
+  private readonly strict: boolean;
+  private readonly maxLineLength: number;
+  private readonly reportSkipped: boolean;
+  private readonly reportNull: boolean;
+  private readonly scanner = new JsonScanner();
+
+  // Framing.
+  private pending = '';
+  private discarding = false;
+  private discardedLength = 0; // characters of the discarded line seen so far
+  private atStart = true;
+  private lineNumber = 0; // number of the line being framed, minus one
+  private lineOffset = 0; // offset of the line being framed
+
+  // Recovery state (default mode only).
+  private mode = MODE_IDLE;
+  private blockLines: string[] = [];
+  private blockLine = 0;
+  private blockOffset = 0;
+  private blockIndent = 0;
+  private blockLength = 0;
+  private arrayLine = 0; // line of a lone `[` whose elements are being emitted; 0 when none
+  private arrayOffset = 0;
+
+  constructor(options: JsonlOptions, sink: JsonlSink) {
+    checkJsonlOptions(options);
+    this.sink = sink;
+    this.validator =
+      options.schema === undefined
+        ? undefined
+        : compileSchema(
+            options.schema,
+            options.discriminator === undefined ? {} : { discriminator: options.discriminator },
+          );
+    this.strict = options.strict === true;
+    this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+    this.reportSkipped = options.reportSkipped === true;
+    this.reportNull = options.nullValue === 'report';
+  }
+
+  write(text: string): void {
+    if (this.atStart && text.length > 0) {
+      this.atStart = false;
+      // A byte-order mark is encoding metadata, not content (TextDecoder drops it the same way).
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      if (nl === -1) break;
+      if (this.discarding) {
+        this.discarding = false;
+        this.lineOffset += this.discardedLength + (nl - start) + 1;
+        this.discardedLength = 0;
+      } else {
+        const line = this.pending === '' ? text.slice(start, nl) : this.pending + text.slice(start, nl);
+        this.pending = '';
+        if (line.length > this.maxLineLength) {
+          this.tooLong(line);
+          this.lineOffset += line.length + 1;
+        } else {
+          this.frameLine(line, false);
+        }
+      }
+      start = nl + 1;
+    }
+    if (start === text.length) return;
+    if (this.discarding) {
+      this.discardedLength += text.length - start;
+      return;
+    }
+    const rest = start === 0 ? text : text.slice(start);
+    this.pending = this.pending === '' ? rest : this.pending + rest;
+    if (this.pending.length > this.maxLineLength) {
+      this.tooLong(this.pending);
+      this.discardedLength = this.pending.length;
+      this.pending = '';
+      this.discarding = true;
+    }
+  }
+
+  end(): void {
+    if (this.discarding) {
+      this.discarding = false;
+    } else if (this.pending !== '') {
+      const line = this.pending;
+      this.pending = '';
+      this.frameLine(line, true);
+    }
+    if (this.mode === MODE_BLOCK) {
+      this.reportBlock(DiagnosticReason.truncated, this.lineNumber, this.openMessage('input ended'));
+    } else if (this.arrayLine !== 0) {
+      this.report(
+        DiagnosticReason.truncated,
+        this.arrayLine,
+        this.arrayLine,
+        this.arrayOffset,
+        0,
+        '[',
+        `input ended inside the array opened at line ${this.arrayLine}; its complete elements were emitted`,
+        0,
+      );
+      this.arrayLine = 0;
+    }
+  }
+
+  /** Reports the line being framed as too long; the caller discards its text. */
+  private tooLong(text: string): void {
+    const lineNo = ++this.lineNumber;
+    this.stats.lines++;
+    if (this.mode === MODE_BLOCK) {
+      this.reportBlock(DiagnosticReason.syntax, lineNo - 1, this.openMessage(`line ${lineNo} is too long`));
+    }
+    this.report(
+      DiagnosticReason.tooLong,
+      lineNo,
+      lineNo,
+      this.lineOffset,
+      0,
+      text.slice(0, 200),
+      `line is longer than maxLineLength (${this.maxLineLength} characters); the line was discarded`,
+      1,
+    );
+  }
+
+  /** One complete line (without `\n`); `final` when the input ended without a line break. */
+  private frameLine(raw: string, final: boolean): void {
+    const rawLength = raw.length + (final ? 0 : 1);
+    const line = raw.length > 0 && raw.charCodeAt(raw.length - 1) === 0x0d ? raw.slice(0, -1) : raw;
+    const lineNo = ++this.lineNumber;
+    const offset = this.lineOffset;
+    this.lineOffset += rawLength;
+    this.stats.lines++;
+    if (this.strict) this.strictLine(line, lineNo, offset, final);
+    else if (this.mode === MODE_BLOCK) this.blockContinues(line, lineNo, offset, final);
+    else this.freshLine(line, lineNo, offset, final);
+  }
+
+  private skip(reason: 'blank' | 'fence', line: string, lineNo: number, offset: number): void {
+    this.stats.skippedLines++;
+    if (this.reportSkipped) {
+      this.count(reason);
+      this.sink.diagnostic({
+        reason,
+        line: lineNo,
+        offset,
+        excerpt: excerptAround(line),
+        message: reason === 'blank' ? 'blank line skipped' : 'markdown fence line skipped',
+      });
+    }
+  }
+
+  private count(reason: Diagnostic['reason']): void {
+    const d = this.stats.diagnostics;
+    d[reason] = (d[reason] ?? 0) + 1;
+  }
+
+  /** Emits a diagnostic covering `lines` input lines (0 for a note that consumes no line). */
+  private report(
+    reason: Diagnostic['reason'],
+    line: number,
+    endLine: number,
+    lineOffset: number,
+    column: number,
+    text: string,
+    message: string,
+    lines: number,
+    extra?: Pick<Diagnostic, 'errors' | 'branch'>,
+  ): void {
+    this.count(reason);
+    this.stats.reportedLines += lines;
+    const d: Diagnostic = {
+      reason,
+      line,
+      ...(endLine !== line ? { endLine } : {}),
+      offset: lineOffset + column,
+      column,
+      excerpt: excerptAround(text, column),
+      message,
+      ...extra,
+    };
+    this.sink.diagnostic(d);
+  }
+
+  /** Validates and delivers a parsed value spanning lines `line..endLine`. */
+  private deliver(value: unknown, line: number, endLine: number, offset: number, text: string): void {
+    const lines = endLine - line + 1;
+    if (value === null && this.reportNull) {
+      this.report(
+        DiagnosticReason.nullValue,
+        line,
+        endLine,
+        offset,
+        0,
+        text,
+        'a JSON null cannot be delivered as a plain value on this stream; use records mode to receive it',
+        lines,
+      );
+      return;
+    }
+    let branch: string | undefined;
+    if (this.validator !== undefined) {
+      const result = this.validator.validate(value);
+      if (!result.valid) {
+        this.report(
+          DiagnosticReason.schema,
+          line,
+          endLine,
+          offset,
+          0,
+          text,
+          result.message,
+          lines,
+          result.branch === undefined ? { errors: result.errors } : { errors: result.errors, branch: result.branch },
+        );
+        return;
+      }
+      branch = result.branch;
+    }
+    this.stats.values++;
+    this.stats.valueLines += lines;
+    this.sink.value(value, branch === undefined ? { line, endLine, offset } : { line, endLine, offset, branch });
+  }
+
+  private strictLine(line: string, lineNo: number, offset: number, final: boolean): void {
+    const i = firstNonSpace(line);
+    if (i === line.length) return this.skip('blank', line, lineNo, offset);
+    const c = line.charCodeAt(i);
+    if ((c === 0x60 || c === 0x7e) && isFenceLine(line)) return this.skip('fence', line, lineNo, offset);
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return this.reject(line, lineNo, offset, i, final, 'strict mode: one complete JSON value per line');
+    }
+    this.deliver(value, lineNo, lineNo, offset, line);
+  }
+
+  /** Reports a line that does not parse on its own: prose, syntax or truncated. */
+  private reject(line: string, lineNo: number, offset: number, start: number, final: boolean, note?: string): void {
+    const c = line.charCodeAt(start);
+    const word = line.slice(start).match(/^[a-z]+/)?.[0];
+    if (
+      !startsLikeJson(c) &&
+      !(
+        final &&
+        word !== undefined &&
+        LITERALS.some((l) => l !== word && l.startsWith(word) && line.length === start + word.length)
+      )
+    ) {
+      this.report(DiagnosticReason.prose, lineNo, lineNo, offset, start, line, 'not JSON: a line of prose', 1);
+      return;
+    }
+    const scanner = this.scanner;
+    scanner.reset();
+    let end = scanner.scan(line, start);
+    let atLineEnd = false;
+    if (end === SCAN_MORE && !final) {
+      end = scanner.scan('\n');
+      atLineEnd = true;
+    }
+    if (end === SCAN_MORE && final) {
+      scanner.end();
+      this.report(
+        DiagnosticReason.truncated,
+        lineNo,
+        lineNo,
+        offset,
+        start,
+        line,
+        `last line cut off: ${scanner.errorMessage}`,
+        1,
+      );
+      return;
+    }
+    let column: number;
+    let message: string;
+    if (end === SCAN_ERROR) {
+      column = atLineEnd ? line.length : scanner.errorIndex;
+      message = scanner.errorMessage;
+    } else if (end === SCAN_MORE) {
+      column = line.length;
+      message = `value not closed at the end of the line (${scanner.depth} open)`;
+    } else {
+      column = firstNonSpace(line, end);
+      message = `unexpected text after the JSON value at column ${column}`;
+    }
+    if (note !== undefined && end >= 0) message = `${message} (${note})`;
+    this.report(DiagnosticReason.syntax, lineNo, lineNo, offset, column, line, message, 1);
+  }
+
+  private freshLine(line: string, lineNo: number, offset: number, final: boolean): void {
+    const i = firstNonSpace(line);
+    if (i === line.length) return this.skip('blank', line, lineNo, offset);
+    const c = line.charCodeAt(i);
+    if ((c === 0x60 || c === 0x7e) && isFenceLine(line)) {
+      if (this.arrayLine !== 0) this.closeArrayUnfinished(lineNo);
+      return this.skip('fence', line, lineNo, offset);
+    }
+    // Fast path: the line is one JSON value.
+    if (c !== 0x5d) {
+      try {
+        const value = JSON.parse(line);
+        this.deliver(value, lineNo, lineNo, offset, line);
+        return;
+      } catch {
+        // Fall through to the slow path, which finds out why.
+      }
+    }
+    if (this.arrayLine !== 0 && c === 0x5d && firstNonSpace(line, i + 1) === line.length) {
+      this.report(
+        DiagnosticReason.recovered,
+        lineNo,
+        lineNo,
+        offset,
+        i,
+        line,
+        `closing bracket of the array opened at line ${this.arrayLine}`,
+        1,
+      );
+      this.arrayLine = 0;
+      return;
+    }
+    if (c === 0x5b && this.arrayLine === 0 && firstNonSpace(line, i + 1) === line.length && !final) {
+      this.arrayLine = lineNo;
+      this.arrayOffset = offset;
+      this.report(
+        DiagnosticReason.recovered,
+        lineNo,
+        lineNo,
+        offset,
+        i,
+        line,
+        'array written one element per line: its elements are emitted one by one as they complete',
+        1,
+      );
+      return;
+    }
+    if (!startsLikeJson(c)) return this.reject(line, lineNo, offset, i, final);
+    const scanner = this.scanner;
+    scanner.reset();
+    const end = scanner.scan(line, i);
+    if (end >= 0) {
+      // A complete value followed by more text: a trailing comma is a recovery.
+      const j = firstNonSpace(line, end);
+      if (line.charCodeAt(j) === 0x2c && firstNonSpace(line, j + 1) === line.length) {
+        const value = JSON.parse(line.slice(0, j));
+        if (this.arrayLine === 0) {
+          this.report(
+            DiagnosticReason.recovered,
+            lineNo,
+            lineNo,
+            offset,
+            j,
+            line,
+            'trailing comma after the value removed',
+            0,
+          );
+        }
+        this.deliver(value, lineNo, lineNo, offset, line);
+        return;
+      }
+      return this.reject(line, lineNo, offset, i, final);
+    }
+    if (end === SCAN_ERROR || final || scanner.inString || scanner.depth === 0) {
+      return this.reject(line, lineNo, offset, i, final);
+    }
+    // Open brackets at the end of the line: a value spread over several lines may follow.
+    if (scanner.scan('\n') !== SCAN_MORE) return this.reject(line, lineNo, offset, i, final);
+    this.mode = MODE_BLOCK;
+    this.blockLines = [line];
+    this.blockLine = lineNo;
+    this.blockOffset = offset;
+    this.blockIndent = i;
+    this.blockLength = line.length + 1;
+  }
+
+  private openMessage(why: string): string {
+    return `value opened at line ${this.blockLine} was not closed: ${why}`;
+  }
+
+  /** Reports the open multi-line value (lines `blockLine..endLine`) and returns to idle. */
+  private reportBlock(reason: Diagnostic['reason'], endLine: number, message: string): void {
+    const first = this.blockLines[0] ?? '';
+    this.mode = MODE_IDLE;
+    this.blockLines = [];
+    this.report(reason, this.blockLine, endLine, this.blockOffset, 0, first, message, endLine - this.blockLine + 1);
+  }
+
+  private blockContinues(line: string, lineNo: number, offset: number, final: boolean): void {
+    const i = firstNonSpace(line);
+    const c = line.charCodeAt(i);
+    if (i < line.length) {
+      const restarts = i <= this.blockIndent && (c === 0x7b || c === 0x5b);
+      const fence = (c === 0x60 || c === 0x7e) && isFenceLine(line);
+      if (restarts || fence) {
+        this.reportBlock(
+          final ? DiagnosticReason.truncated : DiagnosticReason.syntax,
+          lineNo - 1,
+          this.openMessage(fence ? `a fence follows at line ${lineNo}` : `line ${lineNo} starts a new value`),
+        );
+        return this.freshLine(line, lineNo, offset, final);
+      }
+    }
+    if (this.blockLength + line.length > this.maxLineLength) {
+      const first = this.blockLines[0] ?? '';
+      this.mode = MODE_IDLE;
+      this.blockLines = [];
+      this.report(
+        DiagnosticReason.tooLong,
+        this.blockLine,
+        lineNo,
+        this.blockOffset,
+        0,
+        first,
+        `value spread over lines ${this.blockLine}-${lineNo} is longer than maxLineLength (${this.maxLineLength} characters)`,
+        lineNo - this.blockLine + 1,
+      );
+      return;
+    }
+    const scanner = this.scanner;
+    const end = scanner.scan(line, 0);
+    if (end === SCAN_ERROR) {
+      this.reportBlock(
+        DiagnosticReason.syntax,
+        lineNo - 1,
+        this.openMessage(
+          `line ${lineNo} does not continue it (${scanner.errorMessage} at column ${scanner.errorIndex})`,
+        ),
+      );
+      return this.freshLine(line, lineNo, offset, final);
+    }
+    if (end >= 0) {
+      const j = firstNonSpace(line, end);
+      const trailingComma = line.charCodeAt(j) === 0x2c && firstNonSpace(line, j + 1) === line.length;
+      if (j < line.length && !trailingComma) {
+        this.reportBlock(
+          DiagnosticReason.syntax,
+          lineNo,
+          `unexpected text after the value that spans lines ${this.blockLine}-${lineNo}, at column ${j} of line ${lineNo}`,
+        );
+        return;
+      }
+      this.blockLines.push(line.slice(0, end));
+      const text = this.blockLines.join('\n');
+      const first = this.blockLines[0] ?? '';
+      const startLine = this.blockLine;
+      this.mode = MODE_IDLE;
+      this.blockLines = [];
+      // The scanner accepted the text, so JSON.parse accepts it too (same grammar).
+      const value: unknown = JSON.parse(text);
+      if (this.arrayLine === 0) {
+        this.report(
+          DiagnosticReason.recovered,
+          startLine,
+          lineNo,
+          this.blockOffset,
+          0,
+          first,
+          `value spread over lines ${startLine}-${lineNo} joined${trailingComma ? '; trailing comma removed' : ''}`,
+          0,
+        );
+      }
+      this.deliver(value, startLine, lineNo, this.blockOffset, first);
+      return;
+    }
+    if (final) {
+      scanner.end();
+      this.reportBlock(DiagnosticReason.truncated, lineNo, this.openMessage(`input ended (${scanner.errorMessage})`));
+      return;
+    }
+    if (scanner.scan('\n') === SCAN_ERROR) {
+      this.reportBlock(DiagnosticReason.syntax, lineNo, this.openMessage(`${scanner.errorMessage} at line ${lineNo}`));
+      return;
+    }
+    this.blockLines.push(line);
+    this.blockLength += line.length + 1;
+  }
+
+  private closeArrayUnfinished(lineNo: number): void {
+    this.report(
+      DiagnosticReason.syntax,
+      this.arrayLine,
+      this.arrayLine,
+      this.arrayOffset,
+      0,
+      '[',
+      `the array opened at line ${this.arrayLine} was not closed before line ${lineNo}; its complete elements were emitted`,
+      0,
+    );
+    this.arrayLine = 0;
+  }
+}
+
+/** Creates a push-based JSONL decoder. Throws ConfigurationError for a broken configuration. */
+export function createJsonlDecoder(options: JsonlOptions, sink: JsonlSink): JsonlDecoder {
+  return new Decoder(options, sink);
+}
+
+export interface JsonlRecord extends JsonlValueInfo {
+  readonly value: unknown;
+}
+
+export interface JsonlResult {
+  /** The validated values, in order. */
+  readonly values: unknown[];
+  /** The same values with their line numbers and branches. */
+  readonly records: JsonlRecord[];
+  readonly diagnostics: Diagnostic[];
+  readonly stats: Readonly<JsonlStats>;
+}
+
+/** Decodes a whole JSONL answer at once (the same engine as the streams). */
+export function parseJsonl(text: string, options: JsonlOptions = {}): JsonlResult {
+  const values: unknown[] = [];
+  const records: JsonlRecord[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const decoder = createJsonlDecoder(options, {
+    value(value, info) {
+      values.push(value);
+      records.push({ value, ...info });
+    },
+    diagnostic(d) {
+      diagnostics.push(d);
+    },
+  });
+  decoder.write(text);
+  decoder.end();
+  return { values, records, diagnostics, stats: decoder.stats };
+}
