@@ -162,6 +162,7 @@ class Decoder implements JsonlDecoder {
   private pending = '';
   private discarding = false;
   private discardedLength = 0; // characters of the discarded line seen so far
+  private truncatedBeforeEnd: number | undefined;
   private atStart = true;
   private lineNumber = 0; // number of the line being framed, minus one
   private lineOffset = 0; // offset of the line being framed
@@ -198,10 +199,14 @@ class Decoder implements JsonlDecoder {
       // A byte-order mark is encoding metadata, not content (TextDecoder drops it the same way).
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
+    let nl = text.indexOf('\n');
+    if (nl === -1) {
+      // Most token-sized chunks end no line: append and return.
+      this.append(text);
+      return;
+    }
     let start = 0;
-    for (;;) {
-      const nl = text.indexOf('\n', start);
-      if (nl === -1) break;
+    do {
       if (this.discarding) {
         this.discarding = false;
         this.lineOffset += this.discardedLength + (nl - start) + 1;
@@ -217,14 +222,19 @@ class Decoder implements JsonlDecoder {
         }
       }
       start = nl + 1;
-    }
-    if (start === text.length) return;
+      nl = text.indexOf('\n', start);
+    } while (nl !== -1);
+    if (start < text.length) this.append(text.slice(start));
+  }
+
+  /** Buffers text of the line being framed (no line break in `text`). */
+  private append(text: string): void {
     if (this.discarding) {
-      this.discardedLength += text.length - start;
+      this.discardedLength += text.length;
       return;
     }
-    const rest = start === 0 ? text : text.slice(start);
-    this.pending = this.pending === '' ? rest : this.pending + rest;
+    // V8 joins strings as ropes, so appending is constant time; JSON.parse flattens once.
+    this.pending += text;
     if (this.pending.length > this.maxLineLength) {
       this.tooLong(this.pending);
       this.discardedLength = this.pending.length;
@@ -234,6 +244,7 @@ class Decoder implements JsonlDecoder {
   }
 
   end(): void {
+    this.truncatedBeforeEnd = this.stats.diagnostics.truncated;
     if (this.discarding) {
       this.discarding = false;
     } else if (this.pending !== '') {
@@ -241,8 +252,12 @@ class Decoder implements JsonlDecoder {
       this.pending = '';
       this.frameLine(line, true);
     }
+    const cutReported = this.stats.diagnostics.truncated !== this.truncatedBeforeEnd;
     if (this.mode === MODE_BLOCK) {
       this.reportBlock(DiagnosticReason.truncated, this.lineNumber, this.openMessage('input ended'));
+    } else if (this.arrayLine !== 0 && cutReported) {
+      // The cut line already has its diagnostic; the array's elements before it were emitted.
+      this.arrayLine = 0;
     } else if (this.arrayLine !== 0) {
       this.report(
         DiagnosticReason.truncated,
@@ -271,7 +286,8 @@ class Decoder implements JsonlDecoder {
       lineNo,
       this.lineOffset,
       0,
-      text.slice(0, 200),
+      // Only the first maxLineLength + 1 characters are certain to be buffered, however the line was chunked.
+      text.slice(0, Math.min(200, this.maxLineLength + 1)),
       `line is longer than maxLineLength (${this.maxLineLength} characters); the line was discarded`,
       1,
     );
@@ -285,6 +301,20 @@ class Decoder implements JsonlDecoder {
     const offset = this.lineOffset;
     this.lineOffset += rawLength;
     this.stats.lines++;
+    // Fast path: an ordinary JSONL line, parsed without classifying it first.
+    if (this.mode === MODE_IDLE && line.charCodeAt(0) === 0x7b) {
+      let value: unknown;
+      let parsed = true;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        parsed = false;
+      }
+      if (parsed) {
+        this.deliver(value, lineNo, lineNo, offset, line);
+        return;
+      }
+    }
     if (this.strict) this.strictLine(line, lineNo, offset, final);
     else if (this.mode === MODE_BLOCK) this.blockContinues(line, lineNo, offset, final);
     else this.freshLine(line, lineNo, offset, final);
