@@ -39,5 +39,11 @@ await pipeline(Readable.from(tokens()), stream, async (objects) => {
 });
 
 const { lines, values, valueLines, skippedLines, reportedLines, diagnostics } = stream.stats;
-console.log(`\n${lines} lines: ${values} values (from ${valueLines} lines), ${skippedLines} blank/fence lines skipped, ${reportedLines} lines reported.`);
-console.log(`diagnostics: ${Object.entries(diagnostics).map(([reason, n]) => `${reason} ${n}`).join(', ')}`);
+console.log(
+  `\n${lines} lines: ${values} values (from ${valueLines} lines), ${skippedLines} blank/fence lines skipped, ${reportedLines} lines reported.`,
+);
+console.log(
+  `diagnostics: ${Object.entries(diagnostics)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(', ')}`,
+);
