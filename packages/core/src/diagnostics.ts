@@ -66,10 +66,17 @@ export interface Diagnostic {
 const EXCERPT_BEFORE = 24;
 const EXCERPT_LENGTH = 80;
 
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
 /** A short excerpt of `text` around `column`, with ellipses where it was cut. */
 export function excerptAround(text: string, column = 0): string {
   if (text.length <= EXCERPT_LENGTH) return text;
-  const start = Math.max(0, Math.min(column - EXCERPT_BEFORE, text.length - EXCERPT_LENGTH));
-  const end = start + EXCERPT_LENGTH;
+  let start = Math.max(0, Math.min(column - EXCERPT_BEFORE, text.length - EXCERPT_LENGTH));
+  let end = start + EXCERPT_LENGTH;
+  // Never cut a surrogate pair: an excerpt starts and ends between characters.
+  if (isLowSurrogate(text.charCodeAt(start))) start++;
+  if (end < text.length && isLowSurrogate(text.charCodeAt(end))) end--;
   return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
 }

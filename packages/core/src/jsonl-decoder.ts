@@ -119,7 +119,13 @@ function startsLikeJson(c: number): boolean {
   );
 }
 
-const LITERALS = ['true', 'false', 'null'];
+/** `tr`, `fals`, `n`: the start of a literal that the end of input cut off. */
+function isCutLiteral(text: string): boolean {
+  return text.length < 5 && ['true', 'false', 'null'].some((l) => l !== text && l.startsWith(text));
+}
+
+/** A markdown list item (`- item`, `1. item`, `2) item`): prose, although it starts like a number. */
+const LIST_ITEM = /^(?:-|\d{1,9}[.)])[ \t]/;
 
 /** Validates options shared by every JSONL front end; throws ConfigurationError. */
 export function checkJsonlOptions(options: JsonlOptions): void {
@@ -423,15 +429,11 @@ class Decoder implements JsonlDecoder {
   /** Reports a line that does not parse on its own: prose, syntax or truncated. */
   private reject(line: string, lineNo: number, offset: number, start: number, final: boolean, note?: string): void {
     const c = line.charCodeAt(start);
-    const word = line.slice(start).match(/^[a-z]+/)?.[0];
-    if (
-      !startsLikeJson(c) &&
-      !(
-        final &&
-        word !== undefined &&
-        LITERALS.some((l) => l !== word && l.startsWith(word) && line.length === start + word.length)
-      )
-    ) {
+    if (LIST_ITEM.test(line.slice(start, start + 12))) {
+      this.report(DiagnosticReason.prose, lineNo, lineNo, offset, start, line, 'not JSON: a markdown list item', 1);
+      return;
+    }
+    if (!startsLikeJson(c) && !(final && isCutLiteral(line.slice(start)))) {
       this.report(DiagnosticReason.prose, lineNo, lineNo, offset, start, line, 'not JSON: a line of prose', 1);
       return;
     }

@@ -126,13 +126,19 @@ export function formatSchemaErrors(errors: readonly SchemaError[], limit = 3): s
   return shown.join('; ') + more;
 }
 
-function compileWith(ajv: Ajv, schema: AnySchema, what: string): ValidateFunction {
+/** Runs `compile`, turning whatever ajv throws into a ConfigurationError about `what`. */
+function configurationErrors<T>(what: string, compile: () => T): T {
   try {
-    return ajv.compile(schema);
+    return compile();
   } catch (cause) {
+    if (cause instanceof ConfigurationError) throw cause;
     const detail = cause instanceof Error ? cause.message : String(cause);
     throw new ConfigurationError(ConfigurationErrorCode.schemaInvalid, `invalid ${what}: ${detail}`, { cause });
   }
+}
+
+function compileWith(ajv: Ajv, schema: AnySchema, what: string): ValidateFunction {
+  return configurationErrors(what, () => ajv.compile(schema));
 }
 
 type SchemaObject = Readonly<Record<string, unknown>>;
@@ -224,7 +230,20 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
     throw new ConfigurationError(ConfigurationErrorCode.schemaInvalid, 'a schema must be an object or a boolean');
   }
   const ajv = ajvFor(schema);
-  const whole = compileWith(ajv, schema as AnySchema, 'schema');
+  // The root is registered under its own $id (or a private one) so that the discriminated
+  // branches below can be compiled as references into it without registering it twice.
+  const rootId = typeof schema === 'object' && typeof schema.$id === 'string' ? schema.$id : 'llmjson:root';
+  let whole: ValidateFunction;
+  if (typeof schema === 'boolean') {
+    whole = compileWith(ajv, schema, 'schema');
+  } else {
+    whole = configurationErrors('schema', () => {
+      ajv.addSchema(typeof schema.$id === 'string' ? schema : { ...schema, $id: rootId });
+      const compiled = ajv.getSchema(rootId);
+      if (compiled === undefined) throw new Error(`schema ${rootId} could not be compiled`);
+      return compiled;
+    });
+  }
   const validateWhole = (value: unknown): ValidationResult => {
     if (whole(value)) return { valid: true };
     const errors = toSchemaErrors(whole.errors);
@@ -252,11 +271,9 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
 
   // The branches are compiled by reference into the root, so local $refs, $defs and the
   // root's $id keep their meaning; the root's other keywords are validated separately.
-  const rootId = typeof schema.$id === 'string' ? schema.$id : 'llmjson:root';
   const rest: Record<string, unknown> = { ...schema };
   delete rest[dispatch.keyword];
   delete rest.$id;
-  ajv.addSchema(typeof schema.$id === 'string' ? schema : { ...schema, $id: rootId });
   const hasOtherConstraints = Object.keys(rest).some(
     (k) => !['$schema', '$defs', 'definitions', 'title', 'description', '$comment', 'examples'].includes(k),
   );
