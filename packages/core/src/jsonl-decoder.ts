@@ -11,8 +11,8 @@
  *    diagnostics (offsets are computed from the text, never from chunk boundaries).
  * 2. Truncation yields a prefix: a cut anywhere yields a prefix of the values of the whole
  *    input, plus at most one `truncated` diagnostic. (Exception, documented in
- *    docs/decisions/003-recovery-rules.md: a bare number as the unterminated last line is
- *    accepted as `JSON.parse` accepts it, though more digits might have followed.)
+ *    docs/decisions/003-recovery-rules.md: a bare number or literal as the unterminated last
+ *    line is accepted as `JSON.parse` accepts it, though more text might have followed.)
  * 3. Nothing is lost silently: every line is accounted for exactly once in
  *    `stats.valueLines + stats.skippedLines + stats.reportedLines === stats.lines`, and every
  *    reported line is covered by a diagnostic carrying its line, offset, excerpt and reason.
@@ -580,8 +580,9 @@ class Decoder implements JsonlDecoder {
       const restarts = i <= this.blockIndent && (c === 0x7b || c === 0x5b);
       const fence = (c === 0x60 || c === 0x7e) && isFenceLine(line);
       if (restarts || fence) {
+        // The line is there, so the open value was broken, not cut: syntax, even on the last line.
         this.reportBlock(
-          final ? DiagnosticReason.truncated : DiagnosticReason.syntax,
+          DiagnosticReason.syntax,
           lineNo - 1,
           this.openMessage(fence ? `a fence follows at line ${lineNo}` : `line ${lineNo} starts a new value`),
         );

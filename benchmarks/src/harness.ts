@@ -1,0 +1,148 @@
+/**
+ * Measuring entrants side by side in one process, and turning times into the figures the
+ * benchmarks quote: ratios between entrants of the same round, and growth per 10× input.
+ *
+ * Method: every entrant is first run once and its output checked against what it must
+ * deliver (a benchmark that times different work is worse than none). Then, for each of
+ * `rounds` rounds, every entrant is timed by tinybench for about `sampleMs` (the median of
+ * its samples); the order of entrants rotates each round so none always runs first or last.
+ * A ratio is the median over rounds of the per-round ratio, so drift of the machine during
+ * the run cancels out; min and max over rounds are kept to show the spread.
+ */
+
+import { isDeepStrictEqual } from 'node:util';
+import { Bench } from 'tinybench';
+import type { Entrant, Layer } from './entrants.js';
+
+export interface MeasureOptions {
+  /** Timed rounds per entrant; the figures are medians over rounds. */
+  readonly rounds: number;
+  /** Target time per entrant per round, in milliseconds. */
+  readonly sampleMs: number;
+}
+
+export interface Timing {
+  readonly name: string;
+  readonly layer: Layer;
+  /** llmjson's own entrant: the reference of its layer. */
+  readonly ours: boolean;
+  /** Median time of one run in each round, in milliseconds. */
+  readonly roundsMs: readonly number[];
+  /** Median over rounds, in milliseconds. */
+  readonly medianMs: number;
+}
+
+export interface Ratio {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new Error('median of no values');
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** `a` time ÷ `b` time, round by round (both measured in the same rounds). */
+export function ratio(a: Timing, b: Timing): Ratio {
+  if (a.roundsMs.length !== b.roundsMs.length) throw new Error(`${a.name} and ${b.name} ran different rounds`);
+  const ratios = a.roundsMs.map((ms, i) => ms / (b.roundsMs[i] as number));
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+}
+
+/**
+ * Time ratio per 10× input between two sizes: 10 for linear work, 100 for quadratic. Sizes
+ * need not be exactly 10× apart; the ratio is scaled to a factor of 10 on a log scale.
+ */
+export function growthPer10x(smallMs: number, smallSize: number, largeMs: number, largeSize: number): number {
+  return (largeMs / smallMs) ** (1 / Math.log10(largeSize / smallSize));
+}
+
+/** Where two value lists first differ, for a readable verification failure. */
+function firstDifference(actual: readonly unknown[], expected: readonly unknown[]): string {
+  const n = Math.min(actual.length, expected.length);
+  for (let i = 0; i < n; i++) {
+    if (!isDeepStrictEqual(actual[i], expected[i])) {
+      return `value ${i} is ${JSON.stringify(actual[i])?.slice(0, 120)}, expected ${JSON.stringify(expected[i])?.slice(0, 120)}`;
+    }
+  }
+  return `delivered ${actual.length} values, expected ${expected.length}`;
+}
+
+export class VerificationError extends Error {
+  override readonly name = 'VerificationError';
+}
+
+/** Runs `entrant` once; throws unless it delivered exactly `expected`. Returns the run's time in ms. */
+export async function verify(entrant: Entrant, expected: readonly unknown[]): Promise<number> {
+  const started = performance.now();
+  const values = await entrant.run();
+  const ms = performance.now() - started;
+  if (!isDeepStrictEqual(values, expected)) {
+    throw new VerificationError(`${entrant.name}: ${firstDifference(values, expected)}`);
+  }
+  return ms;
+}
+
+const gc: (() => void) | undefined = (globalThis as { gc?: () => void }).gc;
+
+/** Times one entrant once with tinybench; returns the median sample in milliseconds. */
+async function sample(entrant: Entrant, iterations: number): Promise<number> {
+  gc?.();
+  const bench = new Bench({
+    iterations,
+    time: 0,
+    warmupIterations: Math.max(1, Math.ceil(iterations / 4)),
+    warmupTime: 0,
+    throws: true,
+  });
+  bench.add(entrant.name, entrant.run);
+  await bench.run();
+  const task = bench.tasks[0];
+  const result = task?.result;
+  if (result === undefined || (result.state !== 'completed' && result.state !== 'aborted-with-statistics')) {
+    throw new Error(`${entrant.name}: tinybench did not complete (${result?.state ?? 'no task'})`);
+  }
+  return result.latency.p50;
+}
+
+/**
+ * Times `entrants` over `options.rounds` rounds. `estimateMs` (from `verify`) sizes the
+ * iteration count so each sample takes about `options.sampleMs`.
+ */
+export async function measure(
+  entrants: readonly { readonly entrant: Entrant; readonly estimateMs: number }[],
+  options: MeasureOptions,
+): Promise<Timing[]> {
+  const rounds = entrants.map((): number[] => []);
+  for (let round = 0; round < options.rounds; round++) {
+    for (let k = 0; k < entrants.length; k++) {
+      const i = (k + round) % entrants.length;
+      const { entrant, estimateMs } = entrants[i] as (typeof entrants)[number];
+      const iterations = Math.max(1, Math.min(10_000, Math.round(options.sampleMs / Math.max(estimateMs, 0.001))));
+      (rounds[i] as number[]).push(await sample(entrant, iterations));
+    }
+  }
+  return entrants.map(({ entrant }, i) => {
+    const roundsMs = rounds[i] as number[];
+    return { name: entrant.name, layer: entrant.layer, ours: entrant.ours, roundsMs, medianMs: median(roundsMs) };
+  });
+}
+
+/** Verifies each entrant against its expected output, then times them all side by side. */
+export async function compare(
+  entrants: readonly { readonly entrant: Entrant; readonly expected: readonly unknown[] }[],
+  options: MeasureOptions,
+): Promise<Timing[]> {
+  const estimated: { entrant: Entrant; estimateMs: number }[] = [];
+  for (const { entrant, expected } of entrants) {
+    await verify(entrant, expected);
+    // The second run is the estimate: the first paid for compiling the code paths.
+    estimated.push({ entrant, estimateMs: await verify(entrant, expected) });
+  }
+  return measure(estimated, options);
+}

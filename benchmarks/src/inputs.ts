@@ -1,0 +1,319 @@
+/**
+ * Deterministic benchmark inputs: model answers shaped like the ones llmjson decodes, and the
+ * token chunks a model server would send them in.
+ *
+ * Every generator is seeded, so two runs (and the tests) see the same text. Text mixes ASCII
+ * with two- to four-byte UTF-8 characters so byte tokens split characters, as real ones do.
+ */
+
+import { readFileSync } from 'node:fs';
+import type { JsonSchema } from '@llmjson/core';
+
+/** Small, fast, seeded PRNG (mulberry32): the same seed gives the same inputs on every run. */
+export function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = [
+  'light',
+  'water',
+  'carbon',
+  'sugar',
+  'oxygen',
+  'leaf',
+  'cell',
+  'energy',
+  'membrane',
+  'enzyme',
+  'protein',
+  'pigment',
+  'réaction',
+  'Photosynthèse',
+  'Zellkern',
+  'ミトコンドリア',
+  '叶绿体',
+  '⚡',
+  '🌱',
+  'a',
+  'the',
+  'of',
+  'into',
+  'through',
+];
+
+function pick<T>(next: () => number, items: readonly T[]): T {
+  return items[Math.floor(next() * items.length)] as T;
+}
+
+function phrase(next: () => number, words: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < words; i++) out.push(pick(next, WORDS));
+  return out.join(' ');
+}
+
+/** The schema of the demo answer: a `oneOf` of `definition` and `relationship` objects. */
+export function extractionSchema(): JsonSchema {
+  const url = new URL('../../fixtures/schemas/definition-relationship.schema.json', import.meta.url);
+  return JSON.parse(readFileSync(url, 'utf8')) as JsonSchema;
+}
+
+/** One object the extraction schema accepts. */
+export function extractionObject(next: () => number): Record<string, unknown> {
+  if (next() < 0.5) {
+    return { type: 'definition', entity: phrase(next, 2), definition: phrase(next, 8 + Math.floor(next() * 16)) };
+  }
+  const object: Record<string, unknown> = {
+    type: 'relationship',
+    subject: phrase(next, 2),
+    predicate: pick(next, ['enables', 'produces', 'consumes', 'contains', 'admits']),
+    object: phrase(next, 3),
+  };
+  if (next() < 0.5) object['object-entity'] = next() < 0.5;
+  return object;
+}
+
+/** The same object broken so that the extraction schema rejects it (the demo's `"object": 42`). */
+export function invalidExtractionObject(next: () => number): Record<string, unknown> {
+  const object = extractionObject(next);
+  if (object.type === 'definition') return { ...object, definition: '' };
+  return { ...object, object: Math.floor(next() * 100) };
+}
+
+export interface JsonlAnswer {
+  /** The whole answer: one JSON object per line, each line ending with `\n`. */
+  readonly text: string;
+  /** The lines, without line breaks (the input of the `JSON.parse` ceiling). */
+  readonly lines: readonly string[];
+  /** Every object, in order. */
+  readonly objects: readonly unknown[];
+  /** The objects the schema accepts, in order. */
+  readonly valid: readonly unknown[];
+}
+
+/** Makes the objects of an answer: ones its schema accepts, and ones it rejects. */
+export interface ObjectMaker {
+  valid(next: () => number): Record<string, unknown>;
+  invalid(next: () => number): Record<string, unknown>;
+}
+
+export const extractionObjects: ObjectMaker = { valid: extractionObject, invalid: invalidExtractionObject };
+
+/**
+ * A `oneOf` of `branches` event objects, each pinned by `"type": "event_<i>"`, the shape of a
+ * tool-call or UI-event union. Every branch is strict (`additionalProperties: false`).
+ */
+export function unionSchema(branches: number): JsonSchema {
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    oneOf: Array.from({ length: branches }, (_, i) => ({
+      type: 'object',
+      properties: {
+        type: { const: `event_${i}` },
+        id: { type: 'integer', minimum: 0 },
+        name: { type: 'string', minLength: 1 },
+        [`detail_${i}`]: { type: 'string' },
+        tags: { type: 'array', items: { type: 'string' }, maxItems: 8 },
+      },
+      required: ['type', 'id', 'name', `detail_${i}`],
+      additionalProperties: false,
+    })),
+  };
+}
+
+/** Objects for `unionSchema(branches)`; invalid ones have a negative `id`. */
+export function unionObjects(branches: number): ObjectMaker {
+  const valid = (next: () => number): Record<string, unknown> => {
+    const i = Math.floor(next() * branches);
+    return {
+      type: `event_${i}`,
+      id: Math.floor(next() * 1e6),
+      name: phrase(next, 2),
+      [`detail_${i}`]: phrase(next, 6 + Math.floor(next() * 10)),
+      tags: Array.from({ length: Math.floor(next() * 4) }, () => pick(next, WORDS)),
+    };
+  };
+  return { valid, invalid: (next) => ({ ...valid(next), id: -1 }) };
+}
+
+/**
+ * A clean JSONL answer of about `chars` characters: objects from `maker`, one per line, a
+ * fraction `invalidShare` of them rejected by the schema.
+ */
+export function jsonlAnswer(
+  chars: number,
+  seed: number,
+  invalidShare = 0,
+  maker: ObjectMaker = extractionObjects,
+): JsonlAnswer {
+  const next = random(seed);
+  const lines: string[] = [];
+  const objects: unknown[] = [];
+  const valid: unknown[] = [];
+  let length = 0;
+  while (length < chars) {
+    const bad = next() < invalidShare;
+    const object = bad ? maker.invalid(next) : maker.valid(next);
+    const line = JSON.stringify(object);
+    lines.push(line);
+    objects.push(object);
+    if (!bad) valid.push(object);
+    length += line.length + 1;
+  }
+  return { text: lines.map((l) => `${l}\n`).join(''), lines, objects, valid };
+}
+
+/** One JSONL line of at least `chars` characters: an object holding an array of small records. */
+export function longLineObject(chars: number, seed: number): unknown {
+  const next = random(seed);
+  const items: unknown[] = [];
+  let length = 0;
+  while (length < chars) {
+    const item = { id: items.length, text: phrase(next, 6), score: Math.round(next() * 1e6) / 1e3 };
+    items.push(item);
+    length += JSON.stringify(item).length + 1;
+  }
+  return { type: 'batch', items };
+}
+
+/**
+ * Splits bytes into token-sized chunks the way the demo replays a recorded answer: 3, 4, 5,
+ * 6, 3, … bytes (4.5 on average, about one model token), so some chunks end inside a UTF-8
+ * character.
+ */
+export function byteTokens(bytes: Uint8Array): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let i = 0, n = 0; i < bytes.length; n++) {
+    const size = 3 + (n % 4);
+    chunks.push(bytes.subarray(i, i + size));
+    i += size;
+  }
+  return chunks;
+}
+
+/** Splits bytes into fixed-size chunks (a file or socket read: 64 KiB by default). */
+export function byteBlocks(bytes: Uint8Array, size = 65_536): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+  return chunks;
+}
+
+/**
+ * The text chunks a byte stream decodes to, chunk for chunk (what a Node adapter hands to an
+ * engine): a chunk ending inside a character gives up its partial bytes to the next one.
+ */
+export function decodeTokens(chunks: readonly Uint8Array[]): string[] {
+  const decoder = new TextDecoder('utf-8');
+  const out = chunks.map((c) => decoder.decode(c, { stream: true }));
+  const rest = decoder.decode();
+  if (rest !== '') out.push(rest);
+  return out;
+}
+
+/** Token chunks of `text` as bytes and as the strings they decode to. */
+export interface Tokens {
+  readonly bytes: readonly Uint8Array[];
+  readonly strings: readonly string[];
+  /** Total input size in UTF-8 bytes. */
+  readonly size: number;
+}
+
+export function tokens(text: string, split: (bytes: Uint8Array) => Uint8Array[] = byteTokens): Tokens {
+  const encoded = new TextEncoder().encode(text);
+  const bytes = split(encoded);
+  return { bytes, strings: decodeTokens(bytes), size: encoded.length };
+}
+
+/** How one planted object is written in a noisy answer. */
+export type NoisyKind =
+  /** One object per line, as asked. */
+  | 'clean'
+  /** `{…},`: the model wrote the array separator. */
+  | 'trailing-comma'
+  /** `JSON.stringify(object, null, 2)`: pretty-printed over several lines. */
+  | 'pretty'
+  /** Well-formed JSON that the schema rejects. */
+  | 'invalid'
+  /** Cut in the middle of the line; the next object starts on the next line. */
+  | 'broken'
+  /** The last line, cut at the token limit (no line break follows). */
+  | 'cut';
+
+export interface NoisyItem {
+  readonly kind: NoisyKind;
+  readonly object: unknown;
+}
+
+export interface NoisyAnswer {
+  readonly text: string;
+  /** `fenced`: prose, a ```jsonl fence, the lines, a closing fence, prose. `bare`: the lines only. */
+  readonly framing: 'fenced' | 'bare';
+  readonly items: readonly NoisyItem[];
+}
+
+const INTROS = [
+  'Here are the extracted definitions and relationships:',
+  'Sure! I found these entities in the passage.',
+  'Below is the JSONL you asked for.',
+];
+const OUTROS = ['Let me know if you want more detail.', 'I hope this helps!', 'These cover the whole passage.'];
+
+function pickKind(next: () => number): NoisyKind {
+  const r = next();
+  if (r < 0.7) return 'clean';
+  if (r < 0.78) return 'trailing-comma';
+  if (r < 0.85) return 'pretty';
+  if (r < 0.93) return 'invalid';
+  return 'broken';
+}
+
+/**
+ * A model answer of about `objects` objects written the way models actually write JSONL:
+ * mostly one object per line, with the slips listed in `NoisyKind`, usually inside a
+ * fence between two lines of prose, and sometimes cut at the token limit.
+ */
+export function noisyAnswer(objects: number, seed: number): NoisyAnswer {
+  const next = random(seed);
+  const framing = next() < 0.75 ? 'fenced' : 'bare';
+  const cut = next() < 0.25;
+  const items: NoisyItem[] = [];
+  const parts: string[] = [];
+  if (framing === 'fenced') parts.push(`${pick(next, INTROS)}\n\n\`\`\`jsonl\n`);
+  for (let i = 0; i < objects; i++) {
+    const last = i === objects - 1;
+    const kind: NoisyKind = last && cut ? 'cut' : pickKind(next);
+    const object = kind === 'invalid' ? invalidExtractionObject(next) : extractionObject(next);
+    const line = JSON.stringify(object);
+    items.push({ kind, object });
+    switch (kind) {
+      case 'clean':
+      case 'invalid':
+        parts.push(`${line}\n`);
+        break;
+      case 'trailing-comma':
+        parts.push(`${line},\n`);
+        break;
+      case 'pretty':
+        parts.push(`${JSON.stringify(object, null, 2)}\n`);
+        break;
+      case 'broken':
+        parts.push(`${line.slice(0, 10 + Math.floor(next() * (line.length - 20)))}\n`);
+        break;
+      case 'cut':
+        parts.push(line.slice(0, 10 + Math.floor(next() * (line.length - 20))));
+        break;
+      default: {
+        const never: never = kind;
+        throw new Error(`unknown kind ${String(never)}`);
+      }
+    }
+  }
+  if (framing === 'fenced' && !cut) parts.push(`\`\`\`\n\n${pick(next, OUTROS)}\n`);
+  return { text: parts.join(''), framing, items };
+}

@@ -1,0 +1,134 @@
+/**
+ * Formatting and storing results: ratios as text, markdown tables, the machine description,
+ * and the results folder (git-ignored) that the README's table is copied from.
+ */
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { type Ratio, ratio, type Timing } from './harness.js';
+import type { Section, Table } from './scenario.js';
+
+/** `0.42×`, `1.9×`, `12×`, `340×`: two significant digits are all a ratio can claim. */
+export function formatRatio(value: number): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  if (value >= 10) return `${Math.round(value)}×`;
+  return `${value.toPrecision(2)}×`;
+}
+
+/** A ratio with its spread over rounds when the spread is wide enough to matter (over 10%). */
+export function formatSpread(r: Ratio): string {
+  const wide = r.max / r.min > 1.1;
+  return wide ? `${formatRatio(r.median)} (${formatRatio(r.min)}–${formatRatio(r.max)})` : formatRatio(r.median);
+}
+
+/** `16 KB`, `256 KB`, `1.0 MB` (decimal units, as input sizes are usually quoted). */
+export function formatSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${Math.round(bytes / 1000)} KB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+export function markdownTable(table: Table): string {
+  const cellText = (cell: string) => cell.replace(/\|/g, '\\|');
+  const lines = [
+    `| ${table.header.map(cellText).join(' | ')} |`,
+    `|${table.header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`,
+    ...table.rows.map((row) => `| ${row.map(cellText).join(' | ')} |`),
+  ];
+  return lines.join('\n');
+}
+
+export interface Environment {
+  readonly date: string;
+  readonly node: string;
+  readonly os: string;
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memory: string;
+  readonly rounds: number;
+  readonly sampleMs: number;
+  readonly quick: boolean;
+}
+
+export function environment(rounds: number, sampleMs: number, quick: boolean): Environment {
+  const cpu = cpus();
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    node: process.version,
+    os: `${platform()} ${release()} ${arch()}`,
+    cpu: cpu[0]?.model.trim() ?? 'unknown',
+    cores: cpu.length,
+    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    rounds,
+    sampleMs,
+    quick,
+  };
+}
+
+export function renderMarkdown(env: Environment, sections: readonly Section[]): string {
+  const out: string[] = [
+    `Run of ${env.date} on Node ${env.node}, ${env.os}, ${env.cpu} (${env.cores} cores, ${env.memory}).`,
+    `Median of ${env.rounds} rounds of about ${env.sampleMs} ms per entrant${env.quick ? '; quick mode (small inputs, not for quoting)' : ''}.`,
+  ];
+  for (const section of sections) {
+    out.push('', `### ${section.title}`, '', section.about);
+    for (const table of section.tables) out.push('', table.caption, '', markdownTable(table));
+    if (section.notes.length > 0) out.push('', ...section.notes.map((n) => `- ${n}`));
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * Writes `<stamp>.md` and `<stamp>.json` into `dir` and, for a full run, `latest.md` (the
+ * table the README quotes). Returns the markdown path.
+ */
+export function writeResults(dir: URL, env: Environment, sections: readonly Section[]): string {
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+  const markdown = renderMarkdown(env, sections);
+  const file = new URL(`${stamp}${env.quick ? '-quick' : ''}.md`, dir);
+  writeFileSync(file, markdown);
+  writeFileSync(
+    new URL(`${stamp}${env.quick ? '-quick' : ''}.json`, dir),
+    `${JSON.stringify({ env, sections }, null, 2)}\n`,
+  );
+  if (!env.quick) writeFileSync(new URL('latest.md', dir), markdown);
+  return file.pathname;
+}
+
+/** The timings of one case, labelled for a column heading. */
+export interface CaseTimings {
+  readonly label: string;
+  readonly timings: readonly Timing[];
+}
+
+/**
+ * One row per entrant, and for each case: its time ÷ the `JSON.parse` ceiling (when the
+ * case has one) and its time ÷ llmjson's entrant of the same layer (above 1: llmjson is
+ * faster). Entrants absent from a case show `—`.
+ */
+export function sideBySide(caption: string, cases: readonly CaseTimings[]): Table {
+  const header = ['entrant', 'layer'];
+  for (const c of cases) {
+    if (c.timings.some((t) => t.layer === 'ceiling')) header.push(`${c.label}: time ÷ JSON.parse`);
+    header.push(`${c.label}: time ÷ llmjson`);
+  }
+  const names: Timing[] = [];
+  for (const c of cases) for (const t of c.timings) if (!names.some((n) => n.name === t.name)) names.push(t);
+  const rows = names.map((entrant) => {
+    const row = [entrant.name, entrant.layer];
+    for (const c of cases) {
+      const mine = c.timings.find((t) => t.name === entrant.name);
+      const ceiling = c.timings.find((t) => t.layer === 'ceiling');
+      const reference = c.timings.find((t) => t.layer === entrant.layer && t.ours);
+      if (ceiling !== undefined) row.push(mine === undefined ? '—' : formatSpread(ratio(mine, ceiling)));
+      row.push(
+        mine === undefined || reference === undefined || entrant.layer === 'ceiling'
+          ? '—'
+          : formatSpread(ratio(mine, reference)),
+      );
+    }
+    return row;
+  });
+  return { caption, header, rows };
+}

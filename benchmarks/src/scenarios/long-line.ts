@@ -1,0 +1,128 @@
+/**
+ * Growth on one long line arriving in token chunks: a model that writes a large object on a
+ * single line. Framing must stay linear in the line's length however small the chunks; a
+ * framer that re-splits its pending text on every chunk is quadratic (split2 does, per
+ * CONVENTIONS.md: "an 80 KB line: seconds").
+ */
+
+import {
+  type Entrant,
+  llmjsonDecoder,
+  llmjsonStream,
+  nativeLines,
+  split2Json,
+  streamJsonl,
+  streamparserJson,
+} from '../entrants.js';
+import { growthPer10x, measure, type Timing, verify } from '../harness.js';
+import { longLineObject, tokens } from '../inputs.js';
+import { type CaseTimings, formatRatio, formatSize, sideBySide } from '../report.js';
+import type { Case, Scenario } from '../scenario.js';
+
+const FULL_SIZES = [8_000, 80_000, 800_000];
+const QUICK_SIZES = [2_000, 20_000];
+/** An entrant is not run at a size where its predicted time for one run exceeds this. */
+const MAX_RUN_MS = 2_000;
+
+function cases(quick: boolean): Case[] {
+  return (quick ? QUICK_SIZES : FULL_SIZES).map((chars, i) => {
+    const long = longLineObject(chars, 20 + i);
+    const tail = { type: 'done' };
+    const lines = [JSON.stringify(long), JSON.stringify(tail)];
+    const input = tokens(`${lines[0]}\n${lines[1]}\n`);
+    const expected = [long, tail];
+    return {
+      label: `${formatSize(chars)} line`,
+      size: input.size,
+      contestants: [
+        nativeLines(lines),
+        llmjsonDecoder(input.strings),
+        streamparserJson(input.strings),
+        llmjsonStream(input.bytes),
+        split2Json(input.bytes),
+        streamJsonl(input.bytes),
+      ].map((entrant) => ({ entrant, expected })),
+    };
+  });
+}
+
+interface SizeResult {
+  readonly label: string;
+  readonly size: number;
+  readonly timings: Timing[];
+  /** Entrants not run at this size, with the predicted time of one run in ms. */
+  readonly skipped: { readonly name: string; readonly predictedMs: number }[];
+}
+
+export const longLine: Scenario = {
+  name: 'long-line',
+  title: 'One long JSONL line in token chunks',
+  about:
+    'One object of growing size written on a single line (then one short line), arriving in 3–6-byte chunks. ' +
+    'Growth is the time ratio per 10× input: 10× is linear, 100× quadratic. ' +
+    `An entrant whose predicted time for one run at the next size exceeds ${MAX_RUN_MS / 1000} s is not run there.`,
+  cases,
+  async run(context) {
+    const results: SizeResult[] = [];
+    // Time of one run at the previous size, and the growth seen so far, per entrant.
+    const last = new Map<string, { ms: number; size: number; growth: number }>();
+    for (const c of cases(context.quick)) {
+      context.log(`${this.name}: ${c.label}, ${formatSize(c.size)}`);
+      const run: { entrant: Entrant; estimateMs: number }[] = [];
+      const skipped: SizeResult['skipped'] = [];
+      for (const { entrant, expected } of c.contestants) {
+        const before = last.get(entrant.name);
+        if (before !== undefined) {
+          const predictedMs = before.ms * before.growth ** Math.log10(c.size / before.size);
+          if (predictedMs > MAX_RUN_MS) {
+            skipped.push({ name: entrant.name, predictedMs });
+            last.delete(entrant.name);
+            continue;
+          }
+        }
+        await verify(entrant, expected);
+        const ms = await verify(entrant, expected);
+        const growth = before === undefined ? 10 : Math.max(10, growthPer10x(before.ms, before.size, ms, c.size));
+        last.set(entrant.name, { ms, size: c.size, growth });
+        run.push({ entrant, estimateMs: ms });
+      }
+      for (const s of skipped) {
+        context.log(`  ${s.name}: not run, one run predicted to take ${Math.round(s.predictedMs / 1000)} s`);
+      }
+      results.push({ label: c.label, size: c.size, timings: await measure(run, context.measure), skipped });
+    }
+
+    const names = results[0]?.timings ?? [];
+    const steps = results.slice(1).map((r, i) => ({ from: results[i] as SizeResult, to: r }));
+    const growthTable = {
+      caption: 'Growth: time ratio per 10× line length (10× is linear).',
+      header: ['entrant', 'layer', ...steps.map(({ from, to }) => `${from.label} → ${to.label}`)],
+      rows: names.map((entrant) => [
+        entrant.name,
+        entrant.layer,
+        ...steps.map(({ from, to }) => {
+          const a = from.timings.find((t) => t.name === entrant.name);
+          const b = to.timings.find((t) => t.name === entrant.name);
+          if (a === undefined) return '—';
+          if (b === undefined) return 'not run (over budget)';
+          return formatRatio(growthPer10x(a.medianMs, from.size, b.medianMs, to.size));
+        }),
+      ]),
+    };
+    const cases_: CaseTimings[] = results.map((r) => ({ label: r.label, timings: r.timings }));
+    const notes = results.flatMap((r) =>
+      r.skipped.map(
+        (s) =>
+          `${s.name} was not run on the ${r.label}: one run was predicted to take about ${formatRatio(s.predictedMs / MAX_RUN_MS)} the ${MAX_RUN_MS / 1000} s budget.`,
+      ),
+    );
+    return {
+      scenario: this.name,
+      title: this.title,
+      about: this.about,
+      tables: [growthTable, sideBySide('Time at each size, side by side.', cases_)],
+      notes,
+      data: results,
+    };
+  },
+};

@@ -1,0 +1,123 @@
+/** The arithmetic behind every quoted figure, and the inputs' determinism. */
+import { describe, expect, test } from 'vitest';
+import type { Entrant } from '../../benchmarks/src/entrants.js';
+import { growthPer10x, median, ratio, type Timing, VerificationError, verify } from '../../benchmarks/src/harness.js';
+import {
+  byteTokens,
+  decodeTokens,
+  jsonlAnswer,
+  noisyAnswer,
+  tokens,
+  unionObjects,
+} from '../../benchmarks/src/inputs.js';
+import { formatRatio, formatSize, markdownTable, sideBySide } from '../../benchmarks/src/report.js';
+
+function timing(name: string, layer: Timing['layer'], roundsMs: number[], ours = false): Timing {
+  return { name, layer, ours, roundsMs, medianMs: median(roundsMs) };
+}
+
+describe('statistics', () => {
+  test('median of odd and even counts, unsorted input', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([7])).toBe(7);
+    expect(() => median([])).toThrow();
+  });
+
+  test('a ratio is the median of per-round ratios, with min and max', () => {
+    // Round 2 is slow for both (machine drift): the per-round ratio cancels it.
+    const a = timing('a', 'engine', [2, 20, 2.2]);
+    const b = timing('b', 'engine', [1, 10, 1]);
+    expect(ratio(a, b)).toStrictEqual({ median: 2, min: 2, max: 2.2 });
+    expect(() => ratio(a, timing('c', 'engine', [1, 2]))).toThrow(/different rounds/);
+  });
+
+  test('growth per 10×: 10 for linear, 100 for quadratic, scaled for other size steps', () => {
+    expect(growthPer10x(1, 1_000, 10, 10_000)).toBeCloseTo(10);
+    expect(growthPer10x(1, 1_000, 100, 10_000)).toBeCloseTo(100);
+    expect(growthPer10x(1, 1_000, 2, 2_000)).toBeCloseTo(10);
+    expect(growthPer10x(1, 1_000, 4, 2_000)).toBeCloseTo(100);
+  });
+});
+
+describe('verify', () => {
+  const entrant = (values: unknown[]): Entrant => ({ name: 'e', layer: 'engine', ours: false, run: () => values });
+
+  test('passes when the entrant delivers exactly the expected values', async () => {
+    await expect(verify(entrant([{ a: 1 }, 2]), [{ a: 1 }, 2])).resolves.toBeGreaterThanOrEqual(0);
+  });
+
+  test('names the first differing value, or the counts', async () => {
+    await expect(verify(entrant([{ a: 1 }, 3]), [{ a: 1 }, 2])).rejects.toThrow(/e: value 1 is 3, expected 2/);
+    await expect(verify(entrant([1]), [1, 2])).rejects.toThrow(/delivered 1 values, expected 2/);
+    await expect(verify(entrant([]), [1])).rejects.toBeInstanceOf(VerificationError);
+  });
+});
+
+describe('report', () => {
+  test('ratios keep two significant digits', () => {
+    expect(formatRatio(1)).toBe('1.0×');
+    expect(formatRatio(0.4236)).toBe('0.42×');
+    expect(formatRatio(12.4)).toBe('12×');
+    expect(formatRatio(340.2)).toBe('340×');
+    expect(formatSize(999)).toBe('999 B');
+    expect(formatSize(256_000)).toBe('256 KB');
+    expect(formatSize(1_234_567)).toBe('1.2 MB');
+  });
+
+  test('side by side compares each entrant with the ceiling and with llmjson in its layer', () => {
+    const table = sideBySide('caption', [
+      {
+        label: 'case',
+        timings: [
+          timing('ceiling', 'ceiling', [1, 1, 1]),
+          timing('ours', 'engine', [2, 2, 2], true),
+          timing('peer', 'engine', [6, 6, 6]),
+          timing('our stream', 'stream', [10, 10, 10], true),
+          timing('peer stream', 'stream', [5, 5, 5]),
+        ],
+      },
+      { label: 'other', timings: [timing('ours', 'engine', [1, 1, 1], true)] },
+    ]);
+    expect(table.header).toStrictEqual([
+      'entrant',
+      'layer',
+      'case: time ÷ JSON.parse',
+      'case: time ÷ llmjson',
+      'other: time ÷ llmjson',
+    ]);
+    expect(table.rows).toStrictEqual([
+      ['ceiling', 'ceiling', '1.0×', '—', '—'],
+      ['ours', 'engine', '2.0×', '1.0×', '1.0×'],
+      ['peer', 'engine', '6.0×', '3.0×', '—'],
+      ['our stream', 'stream', '10×', '1.0×', '—'],
+      ['peer stream', 'stream', '5.0×', '0.50×', '—'],
+    ]);
+    expect(markdownTable(table).split('\n')[1]).toBe('| --- | ---: | ---: | ---: | ---: |');
+  });
+});
+
+describe('inputs', () => {
+  test('token chunks are 3 to 6 bytes and reassemble the input; decoded chunks rejoin the text', () => {
+    const text = jsonlAnswer(4_000, 7).text;
+    const bytes = new TextEncoder().encode(text);
+    const chunks = byteTokens(bytes);
+    expect(chunks.slice(0, 8).map((c) => c.length)).toStrictEqual([3, 4, 5, 6, 3, 4, 5, 6]);
+    expect(Buffer.concat(chunks).equals(Buffer.from(bytes))).toBe(true);
+    const strings = decodeTokens(chunks);
+    expect(strings.join('')).toBe(text);
+    // Multi-byte characters make some chunks end inside a character.
+    expect(strings.length).toBe(chunks.length);
+    expect(strings.some((s, i) => new TextEncoder().encode(s).length !== chunks[i]?.length)).toBe(true);
+    expect(tokens(text).size).toBe(bytes.length);
+  });
+
+  test('answers are deterministic and their lines parse to their objects', () => {
+    const a = jsonlAnswer(8_000, 3, 0.1, unionObjects(8));
+    expect(jsonlAnswer(8_000, 3, 0.1, unionObjects(8)).text).toBe(a.text);
+    expect(a.lines.map((l) => JSON.parse(l))).toStrictEqual(a.objects);
+    expect(a.text).toBe(a.lines.map((l) => `${l}\n`).join(''));
+    expect(a.valid.length).toBeLessThan(a.objects.length);
+    expect(noisyAnswer(20, 5).text).toBe(noisyAnswer(20, 5).text);
+  });
+});
