@@ -9,20 +9,15 @@
  *   `DEFAULT_MODE_RECOVERIES` (docs/decisions/003-recovery-rules.md), each reported.
  * - the deep-nesting cases and the multi-line cases never crash, and every line is accounted for.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { type JsonlOptions, type JsonlStats, parseJsonl } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
 import { chunkBytes, chunkText } from '../support/chunking.js';
 import { type Collected, decodeChunks, streamChunks } from '../support/collect.js';
+import { corpus } from '../support/corpora.js';
 
-const casesUrl = new URL('../../../shared/corpora/json-test-suite/cases.json', import.meta.url);
-const casesPath = fileURLToPath(casesUrl);
-const exists = existsSync(casesPath);
-if (!exists) {
-  console.warn(`JSONTestSuite conformance skipped: ${casesPath} not found (the shared corpora folder is absent).`);
-}
+const suite = corpus<SuiteCase[]>('json-test-suite/cases.json', 'JSONTestSuite conformance');
+const exists = suite.present;
 
 interface SuiteCase {
   readonly name: string;
@@ -38,7 +33,7 @@ interface Loaded extends SuiteCase {
 }
 
 function load(): Loaded[] {
-  const cases = JSON.parse(readFileSync(casesPath, 'utf8')) as SuiteCase[];
+  const cases = suite.load();
   return cases.map((c) => {
     const bytes = new Uint8Array(Buffer.from(c.input_base64, 'base64'));
     const text = new TextDecoder('utf-8').decode(bytes);

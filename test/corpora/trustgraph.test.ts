@@ -7,20 +7,15 @@
  * The `mode: "json"` cases (one JSON document per answer) belong to the JSON response type,
  * which the JSONL decoder does not cover; they are not tested here.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { type JsonlOptions, type JsonSchema, parseJsonl } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
 import { framedLines } from '../support/arbitraries.js';
 import { everyChunkSize } from '../support/chunking.js';
 import { decodeChunks } from '../support/collect.js';
+import { corpus } from '../support/corpora.js';
 
-const corpusUrl = new URL('../../../shared/corpora/extraction/trustgraph.json', import.meta.url);
-const corpusPath = fileURLToPath(corpusUrl);
-const exists = existsSync(corpusPath);
-if (!exists) {
-  console.warn(`TrustGraph conformance skipped: ${corpusPath} not found (the shared corpora folder is absent).`);
-}
+const trustgraph = corpus<TrustGraphCase[]>('extraction/trustgraph.json', 'TrustGraph conformance');
+const exists = trustgraph.present;
 
 interface TrustGraphCase {
   readonly name: string;
@@ -37,9 +32,7 @@ interface TrustGraphCase {
  */
 const DELIBERATE_DIFFERENCES: Record<string, { values: unknown[]; why: string }> = {};
 
-const cases: TrustGraphCase[] = exists
-  ? (JSON.parse(readFileSync(corpusPath, 'utf8')) as TrustGraphCase[]).filter((c) => c.mode === 'jsonl')
-  : [];
+const cases: TrustGraphCase[] = exists ? trustgraph.load().filter((c) => c.mode === 'jsonl') : [];
 
 function isBlankOrFence(line: string): boolean {
   return /^[ \t\r]*$/.test(line) || /^[ \t]*(?:`{3,}|~{3,})[ \t]*[\w.+#-]*[ \t]*$/.test(line);
