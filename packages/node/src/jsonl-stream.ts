@@ -38,6 +38,8 @@ export interface JsonlStream extends Transform {
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
+const STREAMING = { stream: true } as const;
+
 /** Creates a JSONL Transform. Throws ConfigurationError for an invalid schema or option. */
 export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream {
   const records = options.records === true;
@@ -59,7 +61,7 @@ export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream
           }
           decoder.write(chunk);
         } else {
-          decoder.write(utf8.decode(chunk, { stream: true }));
+          decoder.write(utf8.decode(chunk, STREAMING));
           bytesPending = true;
         }
         callback();
