@@ -6,23 +6,44 @@
  * Layers, compared within themselves:
  * - `ceiling`: `JSON.parse` on lines split before the clock starts, the native limit;
  * - `engine`: synchronous parsers fed decoded text chunks (llmjson core, @streamparser/json);
- * - `stream`: Node Transforms fed the raw byte chunks (llmjson node, split2, stream-json).
+ * - `direct`: `JSON.parse` on pre-split lines with a validator called directly (llmjson's
+ *   compiled schema, or the user's own switch on `type` over per-branch ajv validators);
+ * - `engine`: synchronous parsers fed decoded text chunks (llmjson core, @streamparser/json);
+ * - `stream`: Node streams fed the chunks as they arrive, strings or bytes (llmjson node,
+ *   split2, stream-json, node:readline), each piped into the cheapest object-mode Writable;
+ * - `floor`: Transforms that do nothing, the stream-overhead floor (compared with `stream`).
  */
 
-import type { Duplex } from 'node:stream';
-import { createJsonlDecoder, type JsonlOptions, type JsonlStats, type JsonSchema } from '@llmjson/core';
+import { createInterface } from 'node:readline';
+import { type Duplex, Readable, Transform, Writable } from 'node:stream';
+import {
+  type CompileOptions,
+  compileSchema,
+  createJsonlDecoder,
+  type JsonlOptions,
+  type JsonlStats,
+  type JsonSchema,
+} from '@llmjson/core';
 import { createJsonlStream, type JsonlStreamOptions } from '@llmjson/node';
 import { JSONParser } from '@streamparser/json';
 import { Ajv, type ValidateFunction } from 'ajv';
 import split2 from 'split2';
 import JsonlParser from 'stream-json/jsonl/Parser.js';
+import type { StreamChunk } from './inputs.js';
 
 export const Layer = {
   ceiling: 'ceiling',
+  direct: 'direct',
   engine: 'engine',
   stream: 'stream',
+  floor: 'floor',
 } as const;
 export type Layer = (typeof Layer)[keyof typeof Layer];
+
+/** The layer whose llmjson entrant a row is compared with: a floor with the streams. */
+export function referenceLayer(layer: Layer): Layer {
+  return layer === Layer.floor ? Layer.stream : layer;
+}
 
 export interface Entrant {
   /** Row label: library and how it is used. */
@@ -75,6 +96,53 @@ export function nativeLines(lines: readonly string[], check?: Check, tolerant = 
 }
 
 /**
+ * `JSON.parse` on each pre-split line, then llmjson's compiled schema (`compileSchema`), called
+ * directly: validation alone, without framing. With `discriminator: false` it validates the
+ * whole `oneOf`; by default it dispatches on the discriminator.
+ */
+export function llmjsonValidator(lines: readonly string[], schema: JsonSchema, options: CompileOptions = {}): Entrant {
+  const compiled = compileSchema(schema, options);
+  const dispatch = options.discriminator !== false;
+  return {
+    name: `JSON.parse + llmjson compileSchema, ${dispatch ? 'dispatch on "type"' : 'whole oneOf (discriminator: false)'}, per pre-split line`,
+    layer: Layer.direct,
+    ours: dispatch,
+    run() {
+      const values: unknown[] = [];
+      for (const line of lines) {
+        const value: unknown = JSON.parse(line);
+        if (compiled.validate(value).valid) values.push(value);
+      }
+      return values;
+    },
+  };
+}
+
+/**
+ * What a user writes to validate "the named branch directly": `JSON.parse`, a hand-written
+ * switch on `value.type`, and that branch's own precompiled ajv validator.
+ */
+export function directBranch(lines: readonly string[], branches: Readonly<Record<string, ValidateFunction>>): Entrant {
+  const table = new Map(Object.entries(branches));
+  return {
+    name: `JSON.parse + switch on "type" + that branch's ajv validator, per pre-split line`,
+    layer: Layer.direct,
+    ours: false,
+    run() {
+      const values: unknown[] = [];
+      for (const line of lines) {
+        const value: unknown = JSON.parse(line);
+        if (typeof value !== 'object' || value === null) continue;
+        const validate = table.get((value as { type?: unknown }).type as string);
+        if (validate?.(value)) values.push(value);
+      }
+      return values;
+    },
+  };
+}
+
+/**
+ * One entrant over many inputs/**
  * One entrant over many inputs, each decoded by a fresh instance of `parts`' entrant (a batch
  * of model answers). Engines stay synchronous; streams run one after the other.
  */
@@ -163,26 +231,34 @@ export function streamparserJson(chunks: readonly string[], check?: Check): Entr
 }
 
 /**
- * Writes `chunks` into a Transform and collects what it emits (through `map`). The chunks are
- * written synchronously once the readable side flows, so the figure is the stream's own cost,
- * not the event loop's.
+ * Writes `chunks` into a Transform piped into the cheapest object-mode Writable (which keeps
+ * what arrives, through `map`), and resolves when the Writable finishes. The chunks are
+ * written synchronously, so the figure is the stream's own cost, not the event loop's.
  */
 export function drive(
   stream: Duplex,
-  chunks: readonly Uint8Array[],
+  chunks: readonly StreamChunk[],
   map?: (out: unknown) => unknown,
 ): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
     const values: unknown[] = [];
-    stream.on('data', (out: unknown) => {
-      if (map === undefined) values.push(out);
-      else {
-        const value = map(out);
-        if (value !== undefined) values.push(value);
-      }
+    const sink = new Writable({
+      objectMode: true,
+      write:
+        map === undefined
+          ? (out: unknown, _encoding, callback) => {
+              values.push(out);
+              callback();
+            }
+          : (out: unknown, _encoding, callback) => {
+              const value = map(out);
+              if (value !== undefined) values.push(value);
+              callback();
+            },
     });
-    stream.on('end', () => resolve(values));
+    sink.on('finish', () => resolve(values));
     stream.on('error', reject);
+    stream.pipe(sink);
     process.nextTick(() => {
       for (const chunk of chunks) stream.write(chunk);
       stream.end();
@@ -190,9 +266,9 @@ export function drive(
   });
 }
 
-/** llmjson's Node Transform fed the byte chunks. */
+/** llmjson's Node Transform fed the chunks (strings or bytes). */
 export function llmjsonStream(
-  chunks: readonly Uint8Array[],
+  chunks: readonly StreamChunk[],
   options: JsonlStreamOptions = {},
   name = 'llmjson createJsonlStream',
 ): Entrant {
@@ -203,7 +279,7 @@ export function llmjsonStream(
  * split2 with a `JSON.parse` mapper, the usual Node JSONL recipe. `tolerant` wraps the parse
  * in try/catch so a bad line is dropped instead of failing the stream.
  */
-export function split2Json(chunks: readonly Uint8Array[], check?: Check, tolerant = false): Entrant {
+export function split2Json(chunks: readonly StreamChunk[], check?: Check, tolerant = false): Entrant {
   const mapper = (line: string): unknown => {
     let value: unknown;
     if (tolerant) {
@@ -225,7 +301,7 @@ export function split2Json(chunks: readonly Uint8Array[], check?: Check, toleran
  * stream-json's JSONL parser. `tolerant` sets `errorIndicator: undefined`, its documented
  * way to skip lines that do not parse; the check runs on each `{key, value}` it emits.
  */
-export function streamJsonl(chunks: readonly Uint8Array[], check?: Check, tolerant = false): Entrant {
+export function streamJsonl(chunks: readonly StreamChunk[], check?: Check, tolerant = false): Entrant {
   const options = (tolerant ? { errorIndicator: undefined } : {}) as JsonlParser.JsonlParserOptions;
   const name = `stream-json jsonl/Parser${tolerant ? ' skipping bad lines' : ''}${check === undefined ? '' : ' + ajv'}`;
   return {
@@ -237,5 +313,65 @@ export function streamJsonl(chunks: readonly Uint8Array[], check?: Check, tolera
         const { value } = out as { value: unknown };
         return check === undefined || check(value) ? value : undefined;
       }),
+  };
+}
+
+/**
+ * `node:readline` over a Readable of the chunks, `JSON.parse` per `'line'` (then the check):
+ * what Node's own docs suggest for reading lines. The chunks are pushed synchronously, as
+ * `drive` writes them.
+ */
+export function readlineJson(chunks: readonly StreamChunk[], check?: Check): Entrant {
+  return {
+    name: `node:readline + JSON.parse${check === undefined ? '' : ' + ajv'}`,
+    layer: Layer.stream,
+    ours: false,
+    run: () =>
+      new Promise((resolve, reject) => {
+        const values: unknown[] = [];
+        const input = new Readable({ objectMode: true, read() {} });
+        const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+        lines.on('line', (line: string) => {
+          try {
+            const value: unknown = JSON.parse(line);
+            if (check === undefined || check(value)) values.push(value);
+          } catch (error) {
+            reject(error as Error);
+          }
+        });
+        lines.on('close', () => resolve(values));
+        input.on('error', reject);
+        process.nextTick(() => {
+          for (const chunk of chunks) input.push(chunk);
+          input.push(null);
+        });
+      }),
+  };
+}
+
+/**
+ * The stream-overhead floor: a Transform with llmjson's stream options (`decodeStrings: false`,
+ * object-mode readable side) that does nothing. `identity` passes every chunk through (like a
+ * PassThrough, so the sink receives every chunk); otherwise it consumes every chunk and pushes
+ * nothing (the sink receives nothing).
+ */
+export function nothingTransform(chunks: readonly StreamChunk[], identity: boolean): Entrant {
+  return {
+    name: identity
+      ? 'do-nothing Transform (a): passes every chunk through'
+      : 'do-nothing Transform (b): consumes every chunk, pushes nothing',
+    layer: Layer.floor,
+    ours: false,
+    run: () =>
+      drive(
+        new Transform({
+          decodeStrings: false,
+          readableObjectMode: true,
+          transform: identity
+            ? (chunk: StreamChunk, _encoding, callback) => callback(null, chunk)
+            : (_chunk: StreamChunk, _encoding, callback) => callback(),
+        }),
+        chunks,
+      ),
   };
 }

@@ -133,16 +133,41 @@ export async function measure(
   });
 }
 
-/** Verifies each entrant against its expected output, then times them all side by side. */
+/** An entrant verified but not timed: one run took longer than the budget. */
+export interface Skipped {
+  readonly name: string;
+  readonly layer: Layer;
+  /** Time of the one (verifying) run, in milliseconds. */
+  readonly runMs: number;
+}
+
+/**
+ * Verifies each entrant against its expected output, then times them all side by side. With
+ * `maxRunMs`, an entrant whose verifying run took longer is not timed (a quadratic peer on
+ * long lines would take minutes); it is listed in `skipped` with that run's time.
+ */
 export async function compare(
   entrants: readonly { readonly entrant: Entrant; readonly expected: readonly unknown[] }[],
   options: MeasureOptions,
+  budget?: { readonly maxRunMs: number; readonly skipped: Skipped[] },
 ): Promise<Timing[]> {
   const estimated: { entrant: Entrant; estimateMs: number }[] = [];
   for (const { entrant, expected } of entrants) {
-    await verify(entrant, expected);
+    const firstMs = await verify(entrant, expected);
+    if (budget !== undefined && firstMs > budget.maxRunMs) {
+      budget.skipped.push({ name: entrant.name, layer: entrant.layer, runMs: firstMs });
+      continue;
+    }
     // The second run is the estimate: the first paid for compiling the code paths.
     estimated.push({ entrant, estimateMs: await verify(entrant, expected) });
   }
   return measure(estimated, options);
+}
+
+/**
+ * Growth exponent between two sizes: log(t2/t1) / log(s2/s1), 1.0 for linear work, 2.0 for
+ * quadratic. For 10 KB → 1 MB it is `log10(t(1 MB)/t(10 KB)) / 2`.
+ */
+export function growthExponent(smallMs: number, smallSize: number, largeMs: number, largeSize: number): number {
+  return Math.log(largeMs / smallMs) / Math.log(largeSize / smallSize);
 }

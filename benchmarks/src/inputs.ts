@@ -169,6 +169,129 @@ export function jsonlAnswer(
   return { text: lines.map((l) => `${l}\n`).join(''), lines, objects, valid };
 }
 
+/**
+ * The 3-branch discriminated union of the benchmark matrix: a knowledge-extraction answer whose
+ * lines are a `definition`, a `relationship` or an `attribute`, pinned by `"type"`. Every branch
+ * is strict and may carry an `evidence` array (quotes with their page), which is what makes a
+ * line long.
+ */
+export function triadSchema(): JsonSchema {
+  const evidence = {
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { quote: { type: 'string', minLength: 1 }, page: { type: 'integer', minimum: 1 } },
+      required: ['quote', 'page'],
+      additionalProperties: false,
+    },
+  };
+  const text = { type: 'string', minLength: 1 };
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: 'Knowledge extraction: one definition, relationship or attribute per line',
+    oneOf: [
+      {
+        type: 'object',
+        properties: { type: { const: 'definition' }, entity: text, definition: text, evidence },
+        required: ['type', 'entity', 'definition'],
+        additionalProperties: false,
+      },
+      {
+        type: 'object',
+        properties: {
+          type: { const: 'relationship' },
+          subject: text,
+          predicate: { enum: ['enables', 'produces', 'consumes', 'contains', 'admits'] },
+          object: text,
+          confidence: { type: 'number', minimum: 0, maximum: 1 },
+          evidence,
+        },
+        required: ['type', 'subject', 'predicate', 'object'],
+        additionalProperties: false,
+      },
+      {
+        type: 'object',
+        properties: {
+          type: { const: 'attribute' },
+          entity: text,
+          name: text,
+          value: { type: ['string', 'number', 'boolean'] },
+          evidence,
+        },
+        required: ['type', 'entity', 'name', 'value'],
+        additionalProperties: false,
+      },
+    ],
+  };
+}
+
+/** Evidence items up to about `chars` characters (none when `chars` is 0). */
+function evidence(next: () => number, chars: number): unknown[] {
+  const items: unknown[] = [];
+  for (let length = 0; length < chars; ) {
+    const item = { quote: phrase(next, 8 + Math.floor(next() * 8)), page: 1 + Math.floor(next() * 400) };
+    items.push(item);
+    length += JSON.stringify(item).length + 1;
+  }
+  return items;
+}
+
+/**
+ * Objects for `triadSchema()`: a third of each branch. `evidenceChars` sizes the evidence array
+ * (0: short lines of about 200 bytes; 100 000: lines of about 100 KB). An invalid object breaks
+ * one field of its branch (an empty entity, an unknown predicate, a confidence above 1).
+ */
+export function triadObjects(evidenceChars = 0): ObjectMaker {
+  const valid = (next: () => number): Record<string, unknown> => {
+    const r = next();
+    let object: Record<string, unknown>;
+    if (r < 1 / 3) {
+      object = { type: 'definition', entity: phrase(next, 2), definition: phrase(next, 10 + Math.floor(next() * 10)) };
+    } else if (r < 2 / 3) {
+      object = {
+        type: 'relationship',
+        subject: phrase(next, 3),
+        predicate: pick(next, ['enables', 'produces', 'consumes', 'contains', 'admits']),
+        object: phrase(next, 4 + Math.floor(next() * 6)),
+        confidence: Math.round(next() * 100) / 100,
+      };
+    } else {
+      object = {
+        type: 'attribute',
+        entity: phrase(next, 2),
+        name: pick(next, ['mass', 'colour', 'location', 'function', 'size']),
+        value: next() < 0.5 ? phrase(next, 5 + Math.floor(next() * 8)) : Math.round(next() * 1e5) / 100,
+      };
+    }
+    if (evidenceChars > 0) object.evidence = evidence(next, evidenceChars);
+    else if (next() < 0.5) object.evidence = evidence(next, 1);
+    return object;
+  };
+  const invalid = (next: () => number): Record<string, unknown> => {
+    const object = valid(next);
+    if (object.type === 'definition') return { ...object, entity: '' };
+    if (object.type === 'relationship') return { ...object, confidence: 1.5 };
+    return { ...object, value: null };
+  };
+  return { valid, invalid };
+}
+
+/** An answer of exactly `count` lines from `maker`, a fraction `invalidShare` of them invalid. */
+export function jsonlLines(count: number, seed: number, maker: ObjectMaker, invalidShare = 0): JsonlAnswer {
+  const next = random(seed);
+  const lines: string[] = [];
+  const objects: unknown[] = [];
+  const valid: unknown[] = [];
+  for (let i = 0; i < count; i++) {
+    const bad = next() < invalidShare;
+    const object = bad ? maker.invalid(next) : maker.valid(next);
+    lines.push(JSON.stringify(object));
+    objects.push(object);
+    if (!bad) valid.push(object);
+  }
+  return { text: lines.map((l) => `${l}\n`).join(''), lines, objects, valid };
+}
+
 /** One JSONL line of at least `chars` characters: an object holding an array of small records. */
 export function longLineObject(chars: number, seed: number): unknown {
   const next = random(seed);
@@ -228,6 +351,51 @@ export function tokens(text: string, split: (bytes: Uint8Array) => Uint8Array[] 
   const encoded = new TextEncoder().encode(text);
   const bytes = split(encoded);
   return { bytes, strings: decodeTokens(bytes), size: encoded.length };
+}
+
+/** What a stream is written: strings or bytes. */
+export type StreamChunk = string | Uint8Array;
+
+/** An input chunked one way: what streams are written, and the text chunks engines get. */
+export interface Chunked {
+  /** The chunks written to a stream, in order. */
+  readonly writes: readonly StreamChunk[];
+  /** The same input as text chunks (what an adapter hands to an engine). */
+  readonly strings: readonly string[];
+  /** Total input size in UTF-8 bytes. */
+  readonly size: number;
+}
+
+/**
+ * Splits text into string chunks of `size` characters (code points, so a surrogate pair is
+ * never split): a model server's text deltas, which arrive as strings, not bytes. Streams are
+ * written these strings as they are.
+ */
+export function charChunks(text: string, size = 4): Chunked {
+  const strings: string[] = [];
+  let start = 0;
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) i++;
+    if (++count === size) {
+      strings.push(text.slice(start, i + 1));
+      start = i + 1;
+      count = 0;
+    }
+  }
+  if (start < text.length) strings.push(text.slice(start));
+  return { writes: strings, strings, size: Buffer.byteLength(text) };
+}
+
+/**
+ * `size`-byte chunks (a file read: 64 KiB by default): streams get the bytes (Buffers, as a
+ * file or socket read yields them), engines the decoded text.
+ */
+export function blockChunks(text: string, size = 65_536): Chunked {
+  const bytes = Buffer.from(text, 'utf8');
+  const blocks = byteBlocks(bytes, size);
+  return { writes: blocks, strings: decodeTokens(blocks), size: bytes.length };
 }
 
 /** How one planted object is written in a noisy answer. */

@@ -5,8 +5,9 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { referenceLayer } from './entrants.js';
 import { type Ratio, ratio, type Timing } from './harness.js';
-import type { Section, Table } from './scenario.js';
+import type { Section, Table, TargetResult } from './scenario.js';
 
 /** `0.42×`, `1.9×`, `12×`, `340×`: two significant digits are all a ratio can claim. */
 export function formatRatio(value: number): string {
@@ -105,7 +106,7 @@ export interface CaseTimings {
 /**
  * One row per entrant, and for each case: its time ÷ the `JSON.parse` ceiling (when the
  * case has one) and its time ÷ llmjson's entrant of the same layer (above 1: llmjson is
- * faster). Entrants absent from a case show `—`.
+ * faster; a floor is compared with llmjson's stream). Entrants absent from a case show `—`.
  */
 export function sideBySide(caption: string, cases: readonly CaseTimings[]): Table {
   const header = ['entrant', 'layer'];
@@ -120,7 +121,7 @@ export function sideBySide(caption: string, cases: readonly CaseTimings[]): Tabl
     for (const c of cases) {
       const mine = c.timings.find((t) => t.name === entrant.name);
       const ceiling = c.timings.find((t) => t.layer === 'ceiling');
-      const reference = c.timings.find((t) => t.layer === entrant.layer && t.ours);
+      const reference = c.timings.find((t) => t.layer === referenceLayer(entrant.layer) && t.ours);
       if (ceiling !== undefined) row.push(mine === undefined ? '—' : formatSpread(ratio(mine, ceiling)));
       row.push(
         mine === undefined || reference === undefined || entrant.layer === 'ceiling'
@@ -131,4 +132,28 @@ export function sideBySide(caption: string, cases: readonly CaseTimings[]): Tabl
     return row;
   });
   return { caption, header, rows };
+}
+
+/** The targets of every section, in one table: what was aimed at, what was measured, met or missed. */
+export function targetsSection(sections: readonly Section[]): Section | undefined {
+  const targets: TargetResult[] = sections.flatMap((s) => s.targets ?? []);
+  if (targets.length === 0) return undefined;
+  const met = targets.filter((t) => t.met).length;
+  return {
+    scenario: 'targets',
+    title: 'Targets',
+    about:
+      'Each target of the benchmarks, measured in this run. "Speed relative to X" is time(X) ÷ time(llmjson), ' +
+      'so above 1× llmjson is faster, and a target "≥ 0.85× X" is met when llmjson runs at least 0.85 times as fast as X. ' +
+      'Medians over rounds, with (min–max over rounds) when the spread exceeds 10 %.',
+    tables: [
+      {
+        caption: `${met} of ${targets.length} met.`,
+        header: ['target', 'measured on', 'measured', 'met?'],
+        rows: targets.map((t) => [t.target, t.basis, t.measured, t.met ? 'met' : 'missed']),
+      },
+    ],
+    notes: [],
+    data: targets,
+  };
 }

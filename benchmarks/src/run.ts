@@ -1,18 +1,18 @@
 /**
  * `pnpm bench [--quick] [--rounds N] [--sample-ms N] [scenario …]`: runs the scenarios (all by
- * default) in one process, prints the markdown tables and stores them, with the raw timings,
- * in benchmarks/results/ (git-ignored).
+ * default) in one process, prints the markdown tables, then the Targets table, and stores
+ * them, with the raw timings, in benchmarks/results/ (git-ignored).
  */
 
 import { parseArgs } from 'node:util';
-import { environment, renderMarkdown, writeResults } from './report.js';
+import { environment, renderMarkdown, targetsSection, writeResults } from './report.js';
 import type { Scenario, Section } from './scenario.js';
-import { jsonlSchema } from './scenarios/jsonl-schema.js';
-import { jsonlTokens } from './scenarios/jsonl-tokens.js';
+import { delivery } from './scenarios/delivery.js';
+import { jsonlMatrix } from './scenarios/jsonl-matrix.js';
 import { longLine } from './scenarios/long-line.js';
 import { noisyAnswers } from './scenarios/noisy-answers.js';
 
-const scenarios: readonly Scenario[] = [jsonlTokens, jsonlSchema, noisyAnswers, longLine];
+const scenarios: readonly Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery];
 
 // `pnpm bench -- --quick` forwards the `--` itself.
 const args = process.argv.slice(2);
@@ -67,6 +67,9 @@ const sections: Section[] = [];
 for (const scenario of chosen) {
   sections.push(await scenario.run({ quick, measure: { rounds, sampleMs }, log: (message) => console.error(message) }));
 }
+// The targets of every scenario that ran, in one table at the end.
+const targets = targetsSection(sections);
+if (targets !== undefined) sections.push(targets);
 const env = environment(rounds, sampleMs, quick);
 console.log(renderMarkdown(env, sections));
 console.error(`results: ${writeResults(new URL('../results/', import.meta.url), env, sections)}`);

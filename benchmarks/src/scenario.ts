@@ -36,12 +36,25 @@ export interface Table {
   readonly rows: readonly (readonly string[])[];
 }
 
+/** One target of the benchmarks and how this run measured against it. */
+export interface TargetResult {
+  /** The target as the issue words it: `4-char chunks, parse + validation: ≥ 0.85× the do-nothing Transform`. */
+  readonly target: string;
+  /** Which entrants and input the figure comes from. */
+  readonly basis: string;
+  /** The figure, formatted: `speed relative to X: 0.91× (0.85×–0.97×)`, `exponent 1.02`. */
+  readonly measured: string;
+  readonly met: boolean;
+}
+
 export interface Section {
   readonly scenario: string;
   readonly title: string;
   readonly about: string;
   readonly tables: readonly Table[];
   readonly notes: readonly string[];
+  /** Targets this section measures; `pnpm bench` prints them all in one table at the end. */
+  readonly targets?: readonly TargetResult[];
   /** Raw timings (milliseconds) for the JSON results file; never quoted directly. */
   readonly data: unknown;
 }

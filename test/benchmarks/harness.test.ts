@@ -1,16 +1,30 @@
 /** The arithmetic behind every quoted figure, and the inputs' determinism. */
 import { describe, expect, test } from 'vitest';
 import type { Entrant } from '../../benchmarks/src/entrants.js';
-import { growthPer10x, median, ratio, type Timing, VerificationError, verify } from '../../benchmarks/src/harness.js';
 import {
+  compare,
+  growthExponent,
+  growthPer10x,
+  median,
+  ratio,
+  type Skipped,
+  type Timing,
+  VerificationError,
+  verify,
+} from '../../benchmarks/src/harness.js';
+import {
+  blockChunks,
   byteTokens,
+  charChunks,
   decodeTokens,
   jsonlAnswer,
+  jsonlLines,
   noisyAnswer,
   tokens,
+  triadObjects,
   unionObjects,
 } from '../../benchmarks/src/inputs.js';
-import { formatRatio, formatSize, markdownTable, sideBySide } from '../../benchmarks/src/report.js';
+import { formatRatio, formatSize, markdownTable, sideBySide, targetsSection } from '../../benchmarks/src/report.js';
 
 function timing(name: string, layer: Timing['layer'], roundsMs: number[], ours = false): Timing {
   return { name, layer, ours, roundsMs, medianMs: median(roundsMs) };
@@ -37,6 +51,40 @@ describe('statistics', () => {
     expect(growthPer10x(1, 1_000, 100, 10_000)).toBeCloseTo(100);
     expect(growthPer10x(1, 1_000, 2, 2_000)).toBeCloseTo(10);
     expect(growthPer10x(1, 1_000, 4, 2_000)).toBeCloseTo(100);
+  });
+
+  test('growth exponent: 1 for linear, 2 for quadratic; 10 KB → 1 MB is log10(t2/t1) / 2', () => {
+    expect(growthExponent(1, 10_000, 100, 1_000_000)).toBeCloseTo(1);
+    expect(growthExponent(1, 10_000, 10_000, 1_000_000)).toBeCloseTo(2);
+    expect(growthExponent(2, 10_000, 2 * 10 ** 2.2, 1_000_000)).toBeCloseTo(1.1);
+  });
+});
+
+describe('compare', () => {
+  test('an entrant whose verifying run is over the budget is verified but not timed', async () => {
+    const slow: Entrant = {
+      name: 'slow',
+      layer: 'stream',
+      ours: false,
+      run: () => {
+        const until = performance.now() + 5;
+        while (performance.now() < until);
+        return [1];
+      },
+    };
+    const fast: Entrant = { name: 'fast', layer: 'stream', ours: true, run: () => [1] };
+    const skipped: Skipped[] = [];
+    const timings = await compare(
+      [
+        { entrant: slow, expected: [1] },
+        { entrant: fast, expected: [1] },
+      ],
+      { rounds: 1, sampleMs: 1 },
+      { maxRunMs: 2, skipped },
+    );
+    expect(timings.map((t) => t.name)).toStrictEqual(['fast']);
+    expect(skipped.map((s) => s.name)).toStrictEqual(['slow']);
+    expect(skipped[0]?.runMs).toBeGreaterThan(2);
   });
 });
 
@@ -93,7 +141,31 @@ describe('report', () => {
       ['our stream', 'stream', '10×', '1.0×', '—'],
       ['peer stream', 'stream', '5.0×', '0.50×', '—'],
     ]);
+    const floors = sideBySide('floor', [
+      {
+        label: 'case',
+        timings: [timing('our stream', 'stream', [10, 10, 10], true), timing('floor', 'floor', [8, 8, 8])],
+      },
+    ]);
+    // A floor is compared with llmjson's stream.
+    expect(floors.rows[1]).toStrictEqual(['floor', 'floor', '0.80×']);
     expect(markdownTable(table).split('\n')[1]).toBe('| --- | ---: | ---: | ---: | ---: |');
+  });
+
+  test('the targets of all sections are gathered into one table, with met and missed', () => {
+    const section = (targets: { met: boolean }[]) => ({
+      scenario: 's',
+      title: 't',
+      about: '',
+      tables: [],
+      notes: [],
+      data: null,
+      targets: targets.map((t, i) => ({ target: `target ${i}`, basis: 'b', measured: 'm', met: t.met })),
+    });
+    expect(targetsSection([section([])])).toBeUndefined();
+    const table = targetsSection([section([{ met: true }]), section([{ met: false }])])?.tables[0];
+    expect(table?.caption).toBe('1 of 2 met.');
+    expect(table?.rows.map((r) => r[3])).toStrictEqual(['met', 'missed']);
   });
 });
 
@@ -119,5 +191,32 @@ describe('inputs', () => {
     expect(a.text).toBe(a.lines.map((l) => `${l}\n`).join(''));
     expect(a.valid.length).toBeLessThan(a.objects.length);
     expect(noisyAnswer(20, 5).text).toBe(noisyAnswer(20, 5).text);
+  });
+
+  test('4-character chunks are strings of 4 code points (a surrogate pair is never split)', () => {
+    const text = jsonlAnswer(8_000, 7).text;
+    const chunked = charChunks(text, 4);
+    expect(chunked.writes).toBe(chunked.strings);
+    expect(chunked.strings.join('')).toBe(text);
+    expect(chunked.strings.slice(0, -1).every((s) => [...s].length === 4)).toBe(true);
+    expect(chunked.strings.some((s) => s.length > 4)).toBe(true);
+    expect(chunked.size).toBe(Buffer.byteLength(text));
+  });
+
+  test('64 KiB chunks are bytes for streams and their decoded text for engines', () => {
+    const text = jsonlLines(2_000, 3, triadObjects()).text;
+    const chunked = blockChunks(text);
+    expect(chunked.writes.length).toBeGreaterThan(1);
+    expect(chunked.writes.every((c) => c instanceof Uint8Array)).toBe(true);
+    expect(chunked.strings.join('')).toBe(text);
+  });
+
+  test('lines of about 200 bytes and of about 100 KB', () => {
+    const short = jsonlLines(500, 1, triadObjects());
+    const mean = Buffer.byteLength(short.text) / short.lines.length;
+    expect(mean).toBeGreaterThan(150);
+    expect(mean).toBeLessThan(260);
+    const long = jsonlLines(2, 1, triadObjects(100_000));
+    for (const line of long.lines) expect(Buffer.byteLength(line)).toBeGreaterThan(100_000);
   });
 });

@@ -4,14 +4,15 @@
  */
 import { parseJsonl } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
-import { extractionSchema } from '../../benchmarks/src/inputs.js';
+import { ajvCheck } from '../../benchmarks/src/entrants.js';
+import { extractionSchema, jsonlAnswer, triadObjects, triadSchema } from '../../benchmarks/src/inputs.js';
 import type { Scenario } from '../../benchmarks/src/scenario.js';
-import { jsonlSchema } from '../../benchmarks/src/scenarios/jsonl-schema.js';
-import { jsonlTokens } from '../../benchmarks/src/scenarios/jsonl-tokens.js';
+import { delivery } from '../../benchmarks/src/scenarios/delivery.js';
+import { jsonlMatrix } from '../../benchmarks/src/scenarios/jsonl-matrix.js';
 import { longLine } from '../../benchmarks/src/scenarios/long-line.js';
 import { noisyAnswers, noisyBatch } from '../../benchmarks/src/scenarios/noisy-answers.js';
 
-const scenarios: Scenario[] = [jsonlTokens, jsonlSchema, noisyAnswers, longLine];
+const scenarios: Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery];
 
 describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name, scenario) => {
   const cases = scenario.cases(true);
@@ -21,7 +22,7 @@ describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name,
     for (const c of cases) {
       const layers = new Set(c.contestants.map((x) => x.entrant.layer));
       for (const layer of layers) {
-        if (layer === 'ceiling') continue;
+        if (layer === 'ceiling' || layer === 'floor') continue;
         const here = c.contestants.filter((x) => x.entrant.layer === layer);
         expect(here.filter((x) => x.entrant.ours).length, `${c.label} ${layer}: llmjson`).toBeGreaterThan(0);
         expect(here.filter((x) => !x.entrant.ours).length, `${c.label} ${layer}: peers`).toBeGreaterThan(0);
@@ -34,7 +35,8 @@ describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name,
   for (const c of cases) {
     for (const { entrant, expected } of c.contestants) {
       test(`${c.label}: ${entrant.name} delivers exactly its expected values`, async () => {
-        expect(expected.length).toBeGreaterThan(0);
+        // Only the floor that swallows every chunk delivers nothing.
+        if (!entrant.name.startsWith('do-nothing Transform (b)')) expect(expected.length).toBeGreaterThan(0);
         expect(await entrant.run()).toStrictEqual(expected);
         // Entrants are reusable: the harness runs each one many times.
         expect(await entrant.run()).toStrictEqual(expected);
@@ -70,5 +72,61 @@ describe('noisy answers', () => {
       expect(d.line).toBeGreaterThan(0);
       expect(d.message.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('jsonl matrix', () => {
+  const cases = jsonlMatrix.cases(true);
+
+  test('covers chunking × line size × schema, with every entrant the targets need', () => {
+    expect(cases).toHaveLength(8);
+    const names = (i: number) => cases[i]?.contestants.map((x) => x.entrant.name) ?? [];
+    for (const [i, c] of cases.entries()) {
+      const here = names(i);
+      for (const prefix of [
+        'JSON.parse',
+        'llmjson createJsonlDecoder',
+        'llmjson createJsonlStream',
+        '@streamparser/json JSONParser',
+        'split2 + JSON.parse',
+        'stream-json jsonl/Parser',
+        'node:readline + JSON.parse',
+        'do-nothing Transform (a)',
+        'do-nothing Transform (b)',
+      ]) {
+        expect(
+          here.some((n) => n.startsWith(prefix)),
+          `${c.label}: ${prefix}`,
+        ).toBe(true);
+      }
+    }
+    const withSchema = cases.filter((c) => c.contestants.some((x) => x.entrant.layer === 'direct'));
+    expect(withSchema).toHaveLength(4);
+    for (const c of withSchema) {
+      const here = c.contestants.map((x) => x.entrant.name);
+      expect(here).toContain('split2 + JSON.parse (no validation)');
+      expect(here).toContain('stream-json jsonl/Parser (no validation)');
+      expect(here.some((n) => n.startsWith('JSON.parse + switch on "type"'))).toBe(true);
+      expect(here).toContain('llmjson createJsonlDecoder, whole oneOf (discriminator: false)');
+    }
+  });
+
+  test('4-char cases write strings to the streams, 64 KiB cases bytes', () => {
+    for (const c of cases) {
+      const floor = c.contestants.find((x) => x.entrant.name.startsWith('do-nothing Transform (a)'));
+      const chunks = floor?.expected ?? [];
+      expect(chunks.length).toBeGreaterThan(0);
+      if (c.label === '4-char chunks') expect(chunks.every((x) => typeof x === 'string')).toBe(true);
+      else expect(chunks.every((x) => x instanceof Uint8Array && x.length <= 65_536)).toBe(true);
+    }
+  });
+
+  test('the 3-branch schema accepts the valid objects and rejects the invalid ones', () => {
+    const check = ajvCheck(triadSchema());
+    const answer = jsonlAnswer(20_000, 9, 0.3, triadObjects());
+    expect(answer.valid.length).toBeLessThan(answer.objects.length);
+    for (const object of answer.objects) expect(check(object)).toBe(answer.valid.includes(object));
+    const types = new Set(answer.objects.map((o) => (o as { type: string }).type));
+    expect([...types].sort()).toStrictEqual(['attribute', 'definition', 'relationship']);
   });
 });
