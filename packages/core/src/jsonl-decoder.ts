@@ -326,7 +326,7 @@ class Decoder implements JsonlDecoder {
     else this.freshLine(line, lineNo, offset, final);
   }
 
-  private skip(reason: 'blank' | 'fence', line: string, lineNo: number, offset: number): void {
+  private skipLine(reason: 'blank' | 'fence', line: string, lineNo: number, offset: number): void {
     this.stats.skippedLines++;
     if (this.reportSkipped) {
       this.count(reason);
@@ -414,9 +414,9 @@ class Decoder implements JsonlDecoder {
 
   private strictLine(line: string, lineNo: number, offset: number, final: boolean): void {
     const i = firstNonSpace(line);
-    if (i === line.length) return this.skip('blank', line, lineNo, offset);
+    if (i === line.length) return this.skipLine('blank', line, lineNo, offset);
     const c = line.charCodeAt(i);
-    if ((c === 0x60 || c === 0x7e) && isFenceLine(line)) return this.skip('fence', line, lineNo, offset);
+    if ((c === 0x60 || c === 0x7e) && isFenceLine(line)) return this.skipLine('fence', line, lineNo, offset);
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -477,11 +477,11 @@ class Decoder implements JsonlDecoder {
 
   private freshLine(line: string, lineNo: number, offset: number, final: boolean): void {
     const i = firstNonSpace(line);
-    if (i === line.length) return this.skip('blank', line, lineNo, offset);
+    if (i === line.length) return this.skipLine('blank', line, lineNo, offset);
     const c = line.charCodeAt(i);
     if ((c === 0x60 || c === 0x7e) && isFenceLine(line)) {
       if (this.arrayLine !== 0) this.closeArrayUnfinished(lineNo);
-      return this.skip('fence', line, lineNo, offset);
+      return this.skipLine('fence', line, lineNo, offset);
     }
     // Fast path: the line is one JSON value.
     if (c !== 0x5d) {
