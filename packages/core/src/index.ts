@@ -4,6 +4,7 @@ export {
   excerptAround,
   type SchemaError,
 } from './diagnostics.js';
+export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './extract-json.js';
 export { isFenceLine } from './fence.js';
 export { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
 export {
@@ -19,6 +20,16 @@ export {
   type JsonlValueInfo,
   parseJsonl,
 } from './jsonl-decoder.js';
+export {
+  createSalvageScanner,
+  DEFAULT_MAX_CANDIDATE_LENGTH,
+  type SalvagedValue,
+  type SalvageOptions,
+  type SalvageScanner,
+  type SalvageSink,
+  type SalvageSource,
+  type SalvageStats,
+} from './salvage-scanner.js';
 export {
   type CompiledSchema,
   type CompileOptions,

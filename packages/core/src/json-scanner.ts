@@ -77,6 +77,28 @@ export class JsonScanner {
   private literal = '';
   private literalIndex = 0;
   private unicodeLeft = 0;
+  /**
+   * Tracking for salvage (off by default; the JSONL decoder does not pay for it). When on,
+   * positions are absolute: `base` is added to every index of the text passed to `scan`.
+   */
+  private tracking = false;
+  /** Absolute offset of index 0 of the text being scanned (tracking only). */
+  base = 0;
+  /** Absolute positions of `{` and `[` met inside strings (tracking only). */
+  readonly stringBrackets: number[] = [];
+  /**
+   * Completed nested containers as flat `[start, end, start, end, …]` pairs (absolute, end
+   * exclusive), only the outermost ones: a container that closes removes the ones inside it.
+   * Each is a complete JSON value on its own (tracking only).
+   */
+  readonly children: number[] = [];
+  private readonly openAt: number[] = [];
+
+  /** Turns position tracking on (for salvage); takes effect from the next `reset()`. */
+  track(): void {
+    this.tracking = true;
+  }
+
   /** Index in the last scanned text where the error was found (valid after `SCAN_ERROR`). */
   errorIndex = 0;
   /** Why the text cannot be JSON (valid after `SCAN_ERROR`). */
@@ -85,6 +107,9 @@ export class JsonScanner {
   reset(): void {
     this.state = VALUE;
     this.stack.length = 0;
+    this.stringBrackets.length = 0;
+    this.children.length = 0;
+    this.openAt.length = 0;
     this.isKey = false;
     this.unicodeLeft = 0;
     this.errorMessage = '';
@@ -120,6 +145,17 @@ export class JsonScanner {
     );
   }
 
+  /** Closes the innermost container, whose closing bracket is at `index`. */
+  private pop(index: number): void {
+    this.stack.pop();
+    if (!this.tracking) return;
+    const start = this.openAt.pop() as number;
+    if (this.stack.length === 0) return;
+    const children = this.children;
+    while (children.length > 0 && (children[children.length - 2] as number) > start) children.length -= 2;
+    children.push(start, this.base + index + 1);
+  }
+
   /** A value just finished: either the top-level value is done or its container continues. */
   private closeValue(): boolean {
     if (this.stack.length === 0) {
@@ -142,10 +178,19 @@ export class JsonScanner {
           // Fast inner loop over ordinary string characters.
           let j = i;
           let d = c;
-          while (d !== 0x22 && d !== 0x5c && d >= 0x20) {
-            j++;
-            if (j === length) break;
-            d = text.charCodeAt(j);
+          if (this.tracking) {
+            while (d !== 0x22 && d !== 0x5c && d >= 0x20) {
+              if (d === 0x7b || d === 0x5b) this.stringBrackets.push(this.base + j);
+              j++;
+              if (j === length) break;
+              d = text.charCodeAt(j);
+            }
+          } else {
+            while (d !== 0x22 && d !== 0x5c && d >= 0x20) {
+              j++;
+              if (j === length) break;
+              d = text.charCodeAt(j);
+            }
           }
           if (j === length) {
             i = j;
@@ -221,7 +266,7 @@ export class JsonScanner {
             if (c === 0x2c) {
               state = top === OBJECT ? KEY : VALUE;
             } else if ((c === 0x7d && top === OBJECT) || (c === 0x5d && top === ARRAY)) {
-              this.stack.pop();
+              this.pop(i);
               this.state = state;
               if (this.closeValue()) return i + 1;
               state = this.state;
@@ -236,7 +281,7 @@ export class JsonScanner {
               this.isKey = true;
               state = STRING;
             } else if (c === 0x7d && state === KEY_OR_OBJECT_END) {
-              this.stack.pop();
+              this.pop(i);
               this.state = state;
               if (this.closeValue()) return i + 1;
               state = this.state;
@@ -248,7 +293,7 @@ export class JsonScanner {
           }
           // VALUE or VALUE_OR_ARRAY_END
           if (c === 0x5d && state === VALUE_OR_ARRAY_END) {
-            this.stack.pop();
+            this.pop(i);
             this.state = state;
             if (this.closeValue()) return i + 1;
             state = this.state;
@@ -257,10 +302,12 @@ export class JsonScanner {
           switch (c) {
             case 0x7b:
               this.stack.push(OBJECT);
+              if (this.tracking) this.openAt.push(this.base + i);
               state = KEY_OR_OBJECT_END;
               break;
             case 0x5b:
               this.stack.push(ARRAY);
+              if (this.tracking) this.openAt.push(this.base + i);
               state = VALUE_OR_ARRAY_END;
               break;
             case 0x22:

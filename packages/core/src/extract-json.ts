@@ -1,0 +1,136 @@
+/**
+ * One-shot salvage: `extractAllJson` returns every value the salvage scanner finds in a whole
+ * text; `extractJson` returns the one value a caller wants.
+ *
+ * Contract: both run the same scanner as the streams, so `extractAllJson(text)` equals what
+ * `createSalvageScanner` delivers for `text` under any chunking. Order of preference for
+ * `extractJson`: the whole text (document), then the first fenced value, then the first value
+ * in inline code, then the first object embedded in prose (else the first embedded array);
+ * with a schema, the first value in that order that validates. Repair of near-JSON happens only when asked for, and is
+ * reported (`repaired: true` and a `recovered` diagnostic), never silent.
+ */
+
+import { jsonrepair } from 'jsonrepair';
+import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
+import {
+  createSalvageScanner,
+  type SalvagedValue,
+  type SalvageOptions,
+  type SalvageSource,
+} from './salvage-scanner.js';
+import { compileSchema } from './schema-validator.js';
+
+export interface ExtractOptions extends SalvageOptions {
+  /** Receives diagnostics (schema failures, truncated candidates, repairs). */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+}
+
+export interface ExtractJsonOptions extends ExtractOptions {
+  /**
+   * When no valid JSON is found, repair near-JSON (trailing commas, single quotes, Python
+   * `True`/`None`, comments, unquoted keys) with jsonrepair. Default `false`.
+   */
+  readonly repair?: boolean;
+}
+
+/** Every JSON value in `text`, in document order. */
+export function extractAllJson(text: string, options: ExtractOptions = {}): SalvagedValue[] {
+  const values: SalvagedValue[] = [];
+  const onDiagnostic = options.onDiagnostic;
+  const scanner = createSalvageScanner(options, {
+    value(value) {
+      values.push(value);
+    },
+    diagnostic(d) {
+      onDiagnostic?.(d);
+    },
+  });
+  scanner.write(text);
+  scanner.end();
+  return values;
+}
+
+const PREFERENCE: readonly SalvageSource[] = ['document', 'fence', 'inline', 'embedded'];
+
+/** The one value a caller wants from `text`, or `undefined` when there is none. */
+export function extractJson(text: string, options: ExtractJsonOptions = {}): SalvagedValue | undefined {
+  const values = extractAllJson(text, options);
+  for (const source of PREFERENCE) {
+    // In prose an object is the answer far more often than an array, which is often a
+    // citation such as `[1]`: the first embedded object wins over an earlier embedded array.
+    const found =
+      source === 'embedded'
+        ? (values.find((v) => v.source === source && !Array.isArray(v.value)) ??
+          values.find((v) => v.source === source))
+        : values.find((v) => v.source === source);
+    if (found !== undefined) return found;
+  }
+  return options.repair === true ? repairNearJson(text, options) : undefined;
+}
+
+/** Places where near-JSON may sit, in the order of preference. */
+function repairCandidates(text: string): { source: SalvageSource; start: number; end: number }[] {
+  const candidates: { source: SalvageSource; start: number; end: number }[] = [];
+  const fence = /^[ \t]*(`{3,}|~{3,})[ \t]*[\w.+#-]*[ \t]*\r?\n([\s\S]*?)(?:^[ \t]*\1[ \t]*\r?$|(?![\s\S]))/gm;
+  for (let m = fence.exec(text); m !== null; m = fence.exec(text)) {
+    const body = m[2] ?? '';
+    const start = m.index + m[0].indexOf(body);
+    candidates.push({ source: 'fence', start, end: start + body.length });
+    if (m[0].length === 0) fence.lastIndex++;
+  }
+  const inline = /(`+)([^`\n]+?)\1/g;
+  for (let m = inline.exec(text); m !== null; m = inline.exec(text)) {
+    const start = m.index + (m[1] ?? '').length;
+    candidates.push({ source: 'inline', start, end: start + (m[2] ?? '').length });
+  }
+  candidates.push({ source: 'document', start: 0, end: text.length });
+  const first = text.search(/[{[]/);
+  const last = Math.max(text.lastIndexOf('}'), text.lastIndexOf(']'));
+  if (first >= 0 && last > first) candidates.push({ source: 'embedded', start: first, end: last + 1 });
+  return candidates;
+}
+
+function repairNearJson(text: string, options: ExtractJsonOptions): SalvagedValue | undefined {
+  const validator =
+    options.schema === undefined
+      ? undefined
+      : compileSchema(
+          options.schema,
+          options.discriminator === undefined ? {} : { discriminator: options.discriminator },
+        );
+  for (const candidate of repairCandidates(text)) {
+    const original = text.slice(candidate.start, candidate.end);
+    if (original.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(jsonrepair(original));
+    } catch {
+      continue;
+    }
+    // Repair turns any word into a string: only objects and arrays count as salvaged JSON.
+    if (typeof value !== 'object' || value === null) continue;
+    let branch: string | undefined;
+    if (validator !== undefined) {
+      const result = validator.validate(value);
+      if (!result.valid) continue;
+      branch = result.branch;
+    }
+    const trimmedStart = candidate.start + (original.length - original.trimStart().length);
+    const trimmedEnd = candidate.end - (original.length - original.trimEnd().length);
+    options.onDiagnostic?.({
+      reason: DiagnosticReason.recovered,
+      offset: trimmedStart,
+      excerpt: excerptAround(original.trim()),
+      message: `near-JSON repaired (${candidate.source}): the text was not valid JSON as written`,
+    });
+    return {
+      value,
+      source: candidate.source,
+      start: trimmedStart,
+      end: trimmedEnd,
+      ...(branch === undefined ? {} : { branch }),
+      repaired: true,
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,133 @@
+import { createSalvageScanner, type Diagnostic, extractAllJson, extractJson, type SalvagedValue } from '@llmjson/core';
+import { describe, expect, test } from 'vitest';
+import { everyChunkSize } from '../../../test/support/chunking.js';
+
+/** Runs the scanner over `text` whole and at every chunk size 1..64; asserts they agree. */
+function salvage(text: string): { values: SalvagedValue[]; diagnostics: Diagnostic[] } {
+  const run = (chunks: readonly string[]) => {
+    const values: SalvagedValue[] = [];
+    const diagnostics: Diagnostic[] = [];
+    const scanner = createSalvageScanner({}, { value: (v) => values.push(v), diagnostic: (d) => diagnostics.push(d) });
+    for (const chunk of chunks) scanner.write(chunk);
+    scanner.end();
+    return { values, diagnostics };
+  };
+  const whole = run([text]);
+  for (const [label, chunks] of everyChunkSize(text)) expect(run(chunks), label).toEqual(whole);
+  expect(whole.values).toEqual(extractAllJson(text));
+  for (const v of whole.values) {
+    if (v.source !== 'document' || typeof v.value === 'object')
+      expect(JSON.parse(text.slice(v.start, v.end))).toEqual(v.value);
+  }
+  return whole;
+}
+
+const brief = (values: SalvagedValue[]) => values.map((v) => [v.source, v.value]);
+
+describe('salvage scanner', () => {
+  test('the whole text is a document, whatever the JSON value', () => {
+    expect(brief(salvage(' {"a": 1}\n').values)).toEqual([['document', { a: 1 }]]);
+    expect(brief(salvage('42').values)).toEqual([['document', 42]]);
+    expect(brief(salvage('"a [1] b"').values)).toEqual([['document', 'a [1] b']]);
+    expect(brief(salvage('{"a": 1} and more').values)).toEqual([['embedded', { a: 1 }]]);
+    expect(brief(salvage('true story').values)).toEqual([]);
+  });
+
+  test('fenced blocks in any case and marker, each value in order; jsonl blocks yield every line', () => {
+    const text = 'Intro\n```JSON\n{"a": 1}\n```\n~~~\n[2]\n~~~\n```jsonl\n{"b": 1}\n{"b": 2}\n```\n';
+    const values = salvage(text).values;
+    expect(values.map((v) => [v.source, v.fence, v.value])).toEqual([
+      ['fence', 'json', { a: 1 }],
+      ['fence', '', [2]],
+      ['fence', 'jsonl', { b: 1 }],
+      ['fence', 'jsonl', { b: 2 }],
+    ]);
+  });
+
+  test('a fence marker inside a JSON string is not a fence', () => {
+    const text = '```json\n{"code": "```python\\nprint(1)\\n```"}\n```';
+    expect(brief(salvage(text).values)).toEqual([['fence', { code: '```python\nprint(1)\n```' }]]);
+  });
+
+  test('brackets inside strings do not end a candidate; stray brackets in prose are skipped', () => {
+    const text = 'Note {this} and [1]: here\'s the answer {"x": "} and {", "y": [1, 2]} — done.';
+    expect(brief(salvage(text).values)).toEqual([
+      ['embedded', [1]],
+      ['embedded', { x: '} and {', y: [1, 2] }],
+    ]);
+    expect(extractJson(text)?.value).toEqual({ x: '} and {', y: [1, 2] });
+  });
+
+  test('outermost valid values win; inside a broken candidate the complete ones are found', () => {
+    expect(brief(salvage('x {"a": [1, {"b": 2}]} y').values)).toEqual([['embedded', { a: [1, { b: 2 }] }]]);
+    expect(brief(salvage('x {"a": [1, 2], "b": {"c": 3} oops} y').values)).toEqual([
+      ['embedded', [1, 2]],
+      ['embedded', { c: 3 }],
+    ]);
+  });
+
+  test('a candidate that started inside a broken candidate string is scanned again', () => {
+    expect(brief(salvage('["x] {"a": 1} more').values)).toEqual([['embedded', { a: 1 }]]);
+  });
+
+  test('inline code spans', () => {
+    const values = salvage('Call it with `{"id": 7}` or ``[1, 2]``.').values;
+    expect(brief(values)).toEqual([
+      ['inline', { id: 7 }],
+      ['inline', [1, 2]],
+    ]);
+  });
+
+  test('an answer cut off inside a fence reports the cut; complete values before it survive', () => {
+    const r = salvage('```json\n[{"a": 1}, {"b": 2}, {"c": ');
+    expect(brief(r.values)).toEqual([
+      ['fence', { a: 1 }],
+      ['fence', { b: 2 }],
+    ]);
+    expect(r.diagnostics.map((d) => [d.reason, d.offset])).toEqual([['truncated', 8]]);
+  });
+
+  test('a JSON fence without JSON is reported', () => {
+    const r = salvage('```json\nSorry, I cannot help.\n```\n');
+    expect(r.values).toEqual([]);
+    expect(r.diagnostics).toMatchObject([{ reason: 'syntax', offset: 0, excerpt: '```json' }]);
+  });
+
+  test('CRLF, unicode and __proto__ keys', () => {
+    const text = 'Réponse :\r\n```json\r\n{"__proto__": {"x": 1}, "名前": "😀"}\r\n```\r\n';
+    const [value] = salvage(text).values;
+    expect(value?.source).toBe('fence');
+    expect(Object.keys(value?.value as object)).toEqual(['__proto__', '名前']);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  test('schema: failing values are diagnostics; extractJson picks the first that validates', () => {
+    const schema = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
+    const text = 'Preamble {"id": 3}. Answer:\n```json\n{"name": "Ada"}\n```';
+    const diagnostics: Diagnostic[] = [];
+    expect(extractAllJson(text, { schema, onDiagnostic: (d) => diagnostics.push(d) }).map((v) => v.value)).toEqual([
+      { name: 'Ada' },
+    ]);
+    expect(diagnostics.map((d) => d.reason)).toEqual(['schema']);
+    expect(extractJson('{"id": 3} then {"name": "Ada"}', { schema })?.value).toEqual({ name: 'Ada' });
+  });
+
+  test('repair only when asked, and always reported', () => {
+    const text = "Result: {'a': 1, 'b': True, // note\n 'c': None,}";
+    expect(extractJson(text)).toBeUndefined();
+    const diagnostics: Diagnostic[] = [];
+    const repaired = extractJson(text, { repair: true, onDiagnostic: (d) => diagnostics.push(d) });
+    expect(repaired).toMatchObject({ value: { a: 1, b: true, c: null }, repaired: true, source: 'embedded' });
+    expect(diagnostics.map((d) => d.reason)).toEqual(['recovered']);
+  });
+
+  test('pathological prose stays linear: every candidate is abandoned in a bounded number of steps', () => {
+    const text = `${'[" [ '.repeat(2000)} x {"ok": true}`;
+    const values: SalvagedValue[] = [];
+    const scanner = createSalvageScanner({}, { value: (v) => values.push(v), diagnostic: () => {} });
+    scanner.write(text);
+    scanner.end();
+    expect(values.map((v) => v.value)).toEqual([{ ok: true }]);
+    expect(scanner.stats.characters).toBe(text.length);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * The one Node adapter shape every llmjson stream uses: a Transform whose writable side takes
+ * strings, Buffers or Uint8Arrays and whose readable side is in object mode.
+ *
+ * It does three things: decodes bytes with one stateful UTF-8 decoder (a character split
+ * across chunks decodes correctly; a string after bytes flushes the pending bytes first; the
+ * decoder is flushed at the end), forwards text to a core engine's `write`/`end`, and lets the
+ * engine push results and emit diagnostics. An exception from the engine or from a user
+ * callback goes to the stream's callback, never out of the process.
+ */
+
+import { Transform, type TransformCallback } from 'node:stream';
+import type { Diagnostic } from '@llmjson/core';
+
+/** A core engine: push-based, synchronous. */
+export interface TextEngine {
+  write(text: string): void;
+  end(): void;
+}
+
+export interface TextTransformOptions {
+  /** Readable-side buffer, in values. Default 16 (Node's object-mode default). */
+  readonly highWaterMark?: number;
+  /** Called with each diagnostic; the stream also emits a `'diagnostic'` event. */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+}
+
+export interface EngineOutput {
+  /** Pushes a value to the readable side. */
+  push(value: unknown): void;
+  /** Reports a diagnostic through the callback and the `'diagnostic'` event. */
+  diagnostic(diagnostic: Diagnostic): void;
+}
+
+const STREAMING = { stream: true } as const;
+
+/** Builds the Transform around the engine that `create` makes (and may throw from). */
+export function createTextTransform<E extends TextEngine>(
+  options: TextTransformOptions,
+  create: (output: EngineOutput) => E,
+): { stream: Transform; engine: E } {
+  const utf8 = new TextDecoder('utf-8');
+  let bytesPending = false;
+  let engine: E;
+  const stream = new Transform({
+    readableObjectMode: true,
+    decodeStrings: false,
+    ...(options.highWaterMark === undefined ? {} : { readableHighWaterMark: options.highWaterMark }),
+    transform(chunk: string | Uint8Array, _encoding: BufferEncoding, callback: TransformCallback) {
+      try {
+        if (typeof chunk === 'string') {
+          if (bytesPending) {
+            engine.write(utf8.decode());
+            bytesPending = false;
+          }
+          engine.write(chunk);
+        } else {
+          engine.write(utf8.decode(chunk, STREAMING));
+          bytesPending = true;
+        }
+        callback();
+      } catch (error) {
+        callback(error as Error);
+      }
+    },
+    flush(callback: TransformCallback) {
+      try {
+        if (bytesPending) engine.write(utf8.decode());
+        engine.end();
+        callback();
+      } catch (error) {
+        callback(error as Error);
+      }
+    },
+  });
+  const onDiagnostic = options.onDiagnostic;
+  engine = create({
+    push: (value) => {
+      stream.push(value);
+    },
+    diagnostic: (diagnostic) => {
+      onDiagnostic?.(diagnostic);
+      stream.emit('diagnostic', diagnostic);
+    },
+  });
+  return { stream, engine };
+}
