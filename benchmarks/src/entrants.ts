@@ -4,11 +4,12 @@
  * delivered so the harness can check that all of them did the same work before timing it.
  *
  * Layers, compared within themselves:
- * - `ceiling`: `JSON.parse` on lines split before the clock starts, the native limit;
- * - `engine`: synchronous parsers fed decoded text chunks (llmjson core, @streamparser/json);
+ * - `ceiling`: `JSON.parse` on lines split before the clock starts (or on one valid document
+ *   as large as the salvage input), the native limit;
  * - `direct`: `JSON.parse` on pre-split lines with a validator called directly (llmjson's
  *   compiled schema, or the user's own switch on `type` over per-branch ajv validators);
- * - `engine`: synchronous parsers fed decoded text chunks (llmjson core, @streamparser/json);
+ * - `engine`: synchronous parsers fed decoded text chunks or the whole text (llmjson core,
+ *   @streamparser/json, and for salvage a bracket matcher, best-effort-json-parser, jsonrepair);
  * - `stream`: Node streams fed the chunks as they arrive, strings or bytes (llmjson node,
  *   split2, stream-json, node:readline), each piped into the cheapest object-mode Writable;
  * - `floor`: Transforms that do nothing, the stream-overhead floor (compared with `stream`).
@@ -20,6 +21,9 @@ import {
   type CompileOptions,
   compileSchema,
   createJsonlDecoder,
+  createSalvageScanner,
+  extractAllJson,
+  extractJson,
   type JsonlOptions,
   type JsonlStats,
   type JsonSchema,
@@ -27,6 +31,8 @@ import {
 import { createJsonlStream, type JsonlStreamOptions } from '@llmjson/node';
 import { JSONParser } from '@streamparser/json';
 import { Ajv, type ValidateFunction } from 'ajv';
+import { parse as bestEffortParse, disableErrorLogging } from 'best-effort-json-parser';
+import { jsonrepair } from 'jsonrepair';
 import split2 from 'split2';
 import JsonlParser from 'stream-json/jsonl/Parser.js';
 import type { StreamChunk } from './inputs.js';
@@ -373,5 +379,152 @@ export function nothingTransform(chunks: readonly StreamChunk[], identity: boole
         }),
         chunks,
       ),
+  };
+}
+
+/** `JSON.parse` of one whole, valid JSON document: the ceiling of the salvage scenario. */
+export function nativeDocument(text: string): Entrant {
+  return {
+    name: 'JSON.parse of a valid document of the same size',
+    layer: Layer.ceiling,
+    ours: false,
+    run: () => [JSON.parse(text)],
+  };
+}
+
+/** llmjson's one-shot `extractAllJson`: every value in the text, in order. */
+export function llmjsonExtractAll(text: string): Entrant {
+  return {
+    name: 'llmjson extractAllJson',
+    layer: Layer.engine,
+    ours: true,
+    run: () => extractAllJson(text).map((found) => found.value),
+  };
+}
+
+/** llmjson's `extractJson`: the one value it prefers (document, fence, inline, embedded). */
+export function llmjsonExtractOne(text: string): Entrant {
+  return {
+    name: 'llmjson extractJson',
+    layer: Layer.engine,
+    ours: true,
+    run() {
+      const found = extractJson(text);
+      return found === undefined ? [] : [found.value];
+    },
+  };
+}
+
+/** llmjson's core salvage scanner fed text chunks (a model's deltas). */
+export function llmjsonSalvageScanner(chunks: readonly string[], name = 'llmjson createSalvageScanner'): Entrant {
+  return {
+    name,
+    layer: Layer.engine,
+    ours: true,
+    run() {
+      const values: unknown[] = [];
+      const scanner = createSalvageScanner(
+        {},
+        {
+          value(found) {
+            values.push(found.value);
+          },
+          diagnostic() {},
+        },
+      );
+      for (const chunk of chunks) scanner.write(chunk);
+      scanner.end();
+      return values;
+    },
+  };
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The common way to pull JSON out of prose: from each `{` or `[`, scan forward counting
+ * brackets (skipping over strings), `JSON.parse` the balanced span, and on failure start
+ * again at the next bracket; after a value, go on after it. Each start can scan to the end
+ * of the text, so prose with brackets that never close costs quadratic time.
+ */
+export function matchBrackets(text: string): unknown[] {
+  const values: unknown[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c !== OPEN_BRACE && c !== OPEN_BRACKET) {
+      i++;
+      continue;
+    }
+    let depth = 0;
+    let inString = false;
+    let end = -1;
+    for (let j = i; j < n; j++) {
+      const d = text.charCodeAt(j);
+      if (inString) {
+        if (d === BACKSLASH) j++;
+        else if (d === QUOTE) inString = false;
+      } else if (d === QUOTE) {
+        inString = true;
+      } else if (d === OPEN_BRACE || d === OPEN_BRACKET) {
+        depth++;
+      } else if ((d === CLOSE_BRACE || d === CLOSE_BRACKET) && --depth === 0) {
+        end = j + 1;
+        break;
+      }
+    }
+    if (end !== -1) {
+      try {
+        values.push(JSON.parse(text.slice(i, end)));
+        i = end;
+        continue;
+      } catch {
+        // Not JSON: try the next bracket.
+      }
+    }
+    i++;
+  }
+  return values;
+}
+
+/** The nested-loop bracket matcher (`matchBrackets`) as an entrant. */
+export function nestedLoopMatcher(text: string): Entrant {
+  return {
+    name: 'nested-loop bracket matcher + JSON.parse',
+    layer: Layer.engine,
+    ours: false,
+    run: () => matchBrackets(text),
+  };
+}
+
+// It logs every text with tokens after the value it returns (the prose after a fence).
+disableErrorLogging();
+
+/**
+ * best-effort-json-parser's `parse`: its one value for the whole text (it takes the first
+ * ```` ``` ```` fence's contents when the text holds one).
+ */
+export function bestEffortJson(text: string): Entrant {
+  return {
+    name: 'best-effort-json-parser parse',
+    layer: Layer.engine,
+    ours: false,
+    run: () => [bestEffortParse(text)],
+  };
+}
+
+/** jsonrepair (it strips a surrounding fence), then `JSON.parse` of what it returns. */
+export function jsonrepairParse(text: string): Entrant {
+  return {
+    name: 'jsonrepair + JSON.parse',
+    layer: Layer.engine,
+    ours: false,
+    run: () => [JSON.parse(jsonrepair(text))],
   };
 }

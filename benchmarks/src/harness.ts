@@ -171,3 +171,17 @@ export async function compare(
 export function growthExponent(smallMs: number, smallSize: number, largeMs: number, largeSize: number): number {
   return Math.log(largeMs / smallMs) / Math.log(largeSize / smallSize);
 }
+
+/** A growth exponent measured over rounds: the median, and the min and max over rounds. */
+export interface Exponent {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** The growth exponent per round (rounds paired by index), with its median, min and max. */
+export function exponentOf(small: Timing, smallSize: number, large: Timing, largeSize: number): Exponent {
+  const r = ratio(large, small);
+  const e = (x: number) => growthExponent(1, smallSize, x, largeSize);
+  return { median: e(r.median), min: e(r.min), max: e(r.max) };
+}

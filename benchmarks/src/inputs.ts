@@ -485,3 +485,116 @@ export function noisyAnswer(objects: number, seed: number): NoisyAnswer {
   if (framing === 'fenced' && !cut) parts.push(`\`\`\`\n\n${pick(next, OUTROS)}\n`);
   return { text: parts.join(''), framing, items };
 }
+
+/** Prose around a model's JSON answer, and what a salvager must find in it. */
+export interface ProseAnswer {
+  /** Prose, then the answer in a ```json fence, then a closing sentence. */
+  readonly text: string;
+  /** The answer object inside the fence. */
+  readonly answer: unknown;
+  /** The `[n]` citations of the prose, as the JSON arrays they are, in order. */
+  readonly citations: readonly unknown[];
+}
+
+/**
+ * The object a model answers with: a few extraction records whose strings hold what the
+ * prose holds (citations, stray brackets, quotes), so a salvager must not report a value
+ * from inside a string.
+ */
+export function salvageAnswer(seed: number): Record<string, unknown> {
+  const next = random(seed);
+  return {
+    summary: `${phrase(next, 12)} [1], see {${phrase(next, 2)}} and "${phrase(next, 3)}"`,
+    items: Array.from({ length: 5 }, (_, i) => ({
+      ...extractionObject(next),
+      evidence: `${phrase(next, 8)} [${i + 2}] (${phrase(next, 2)}]`,
+      page: 1 + Math.floor(next() * 400),
+      score: Math.round(next() * 1000) / 1000,
+    })),
+    complete: true,
+    notes: null,
+  };
+}
+
+/**
+ * A sentence of prose as models write it around an answer: citations `[n]`, apostrophes,
+ * quoted phrases, a lone quote, and brackets that never close (`{light`, `[see`) or never
+ * opened (`}`, `]`). Openers outnumber closers, so a bracket counter that starts at one of
+ * them usually runs to the end of the text. Every bracket is followed by a letter or a
+ * digit, and the only JSON in the prose is the citations.
+ */
+function proseSentence(next: () => number, citations: unknown[]): string {
+  const parts: string[] = [];
+  const words = 8 + Math.floor(next() * 12);
+  for (let i = 0; i < words; i++) {
+    const r = next();
+    const word = pick(next, WORDS);
+    if (r < 0.05) {
+      const n = 1 + Math.floor(next() * 40);
+      citations.push([n]);
+      parts.push(`${word} [${n}]`);
+    } else if (r < 0.08) parts.push(`{${word}`);
+    else if (r < 0.11) parts.push(`[${word}`);
+    else if (r < 0.125) parts.push(`${word}}`);
+    else if (r < 0.14) parts.push(`${word}]`);
+    else if (r < 0.17) parts.push(`${word}'s`);
+    else if (r < 0.2) parts.push(`"${word} ${pick(next, WORDS)}"`);
+    else if (r < 0.21) parts.push(`"${word}`);
+    else parts.push(word);
+  }
+  const text = parts.join(' ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
+/**
+ * About `bytes` UTF-8 bytes of seeded prose in paragraphs (see `proseSentence`), followed by
+ * the `salvageAnswer` in a ```json fence and one closing sentence.
+ */
+export function proseThenFence(bytes: number, seed: number): ProseAnswer {
+  const next = random(seed);
+  const answer = salvageAnswer(7);
+  const fenced = `\n\nHere is the answer:\n\n\`\`\`json\n${JSON.stringify(answer, null, 2)}\n\`\`\`\n\nLet me know if you need more.\n`;
+  const budget = bytes - Buffer.byteLength(fenced);
+  const citations: unknown[] = [];
+  const paragraphs: string[] = [];
+  let length = 0;
+  while (length < budget) {
+    const sentences: string[] = [];
+    const count = 2 + Math.floor(next() * 5);
+    for (let i = 0; i < count && length < budget; i++) {
+      const sentence = proseSentence(next, citations);
+      sentences.push(sentence);
+      length += Buffer.byteLength(sentence) + 1;
+    }
+    paragraphs.push(sentences.join(' '));
+    length += 1;
+  }
+  return { text: `${paragraphs.join('\n\n')}${fenced}`, answer, citations };
+}
+
+/** A valid, compact JSON document of at least `bytes` UTF-8 bytes: the `JSON.parse` ceiling's input. */
+export function jsonDocument(bytes: number, seed: number): string {
+  const next = random(seed);
+  const items: unknown[] = [];
+  let length = 12;
+  while (length < bytes) {
+    const item = { id: items.length, text: phrase(next, 6), score: Math.round(next() * 1e6) / 1e3 };
+    items.push(item);
+    length += Buffer.byteLength(JSON.stringify(item)) + 1;
+  }
+  return JSON.stringify({ items });
+}
+
+/** A whole answer that is one pretty-printed JSON document of about `bytes` bytes in a ```json fence. */
+export function fencedDocument(bytes: number, seed: number): { readonly text: string; readonly document: unknown } {
+  const next = random(seed);
+  const records: unknown[] = [];
+  const document = { type: 'extraction', records };
+  // Each record is printed at depth 2 of the document; the wrapper adds about 60 bytes.
+  for (let length = 60; length < bytes; ) {
+    const record = { ...extractionObject(next), page: 1 + Math.floor(next() * 400) };
+    records.push(record);
+    length += Buffer.byteLength(JSON.stringify(record, null, 2)) + 6 * (Object.keys(record).length + 2);
+  }
+  return { text: `\`\`\`json\n${JSON.stringify(document, null, 2)}\n\`\`\`\n`, document };
+}

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { referenceLayer } from './entrants.js';
-import { type Ratio, ratio, type Timing } from './harness.js';
+import { type Exponent, type Ratio, ratio, type Timing } from './harness.js';
 import type { Section, Table, TargetResult } from './scenario.js';
 
 /** `0.42×`, `1.9×`, `12×`, `340×`: two significant digits are all a ratio can claim. */
@@ -20,6 +20,12 @@ export function formatRatio(value: number): string {
 export function formatSpread(r: Ratio): string {
   const wide = r.max / r.min > 1.1;
   return wide ? `${formatRatio(r.median)} (${formatRatio(r.min)}–${formatRatio(r.max)})` : formatRatio(r.median);
+}
+
+/** An exponent to two decimals, with its min–max over rounds when they differ by more than 0.05. */
+export function formatExponent(e: Exponent): string {
+  const wide = e.max - e.min > 0.05;
+  return wide ? `${e.median.toFixed(2)} (${e.min.toFixed(2)}–${e.max.toFixed(2)})` : e.median.toFixed(2);
 }
 
 /** `16 KB`, `256 KB`, `1.0 MB` (decimal units, as input sizes are usually quoted). */

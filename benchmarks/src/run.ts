@@ -11,8 +11,9 @@ import { delivery } from './scenarios/delivery.js';
 import { jsonlMatrix } from './scenarios/jsonl-matrix.js';
 import { longLine } from './scenarios/long-line.js';
 import { noisyAnswers } from './scenarios/noisy-answers.js';
+import { salvage } from './scenarios/salvage.js';
 
-const scenarios: readonly Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery];
+const scenarios: readonly Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage];
 
 // `pnpm bench -- --quick` forwards the `--` itself.
 const args = process.argv.slice(2);

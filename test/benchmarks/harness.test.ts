@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import type { Entrant } from '../../benchmarks/src/entrants.js';
 import {
   compare,
+  exponentOf,
   growthExponent,
   growthPer10x,
   median,
@@ -17,14 +18,24 @@ import {
   byteTokens,
   charChunks,
   decodeTokens,
+  fencedDocument,
+  jsonDocument,
   jsonlAnswer,
   jsonlLines,
   noisyAnswer,
+  proseThenFence,
   tokens,
   triadObjects,
   unionObjects,
 } from '../../benchmarks/src/inputs.js';
-import { formatRatio, formatSize, markdownTable, sideBySide, targetsSection } from '../../benchmarks/src/report.js';
+import {
+  formatExponent,
+  formatRatio,
+  formatSize,
+  markdownTable,
+  sideBySide,
+  targetsSection,
+} from '../../benchmarks/src/report.js';
 
 function timing(name: string, layer: Timing['layer'], roundsMs: number[], ours = false): Timing {
   return { name, layer, ours, roundsMs, medianMs: median(roundsMs) };
@@ -57,6 +68,17 @@ describe('statistics', () => {
     expect(growthExponent(1, 10_000, 100, 1_000_000)).toBeCloseTo(1);
     expect(growthExponent(1, 10_000, 10_000, 1_000_000)).toBeCloseTo(2);
     expect(growthExponent(2, 10_000, 2 * 10 ** 2.2, 1_000_000)).toBeCloseTo(1.1);
+  });
+
+  test('the growth exponent over rounds: per-round ratios, median, min and max', () => {
+    const small = timing('e', 'engine', [1, 2, 1]);
+    const large = timing('e', 'engine', [100, 200, 1000]);
+    const e = exponentOf(small, 10_000, large, 1_000_000);
+    expect(e.median).toBeCloseTo(1);
+    expect(e.min).toBeCloseTo(1);
+    expect(e.max).toBeCloseTo(1.5);
+    expect(formatExponent(e)).toBe('1.00 (1.00–1.50)');
+    expect(formatExponent({ median: 1.064, min: 1.04, max: 1.08 })).toBe('1.06');
   });
 });
 
@@ -209,6 +231,40 @@ describe('inputs', () => {
     expect(chunked.writes.length).toBeGreaterThan(1);
     expect(chunked.writes.every((c) => c instanceof Uint8Array)).toBe(true);
     expect(chunked.strings.join('')).toBe(text);
+  });
+
+  test('salvage prose: deterministic, about the size asked, with every kind of stray bracket and quote', () => {
+    const input = proseThenFence(20_000, 3);
+    expect(proseThenFence(20_000, 3).text).toBe(input.text);
+    const size = Buffer.byteLength(input.text);
+    expect(size).toBeGreaterThanOrEqual(20_000);
+    expect(size).toBeLessThan(20_400);
+    const [prose = '', fence = ''] = input.text.split('\n```json\n');
+    expect(JSON.parse(fence.slice(0, fence.indexOf('\n```\n')))).toStrictEqual(input.answer);
+    for (const stray of [/\{\p{L}/u, /\[\p{L}/u, /\p{L}\}/u, /\p{L}\]/u, /\p{L}'s /u, /"[^"\n]+"/, /\[\d+\]/]) {
+      expect(prose).toMatch(stray);
+    }
+    const stray = prose.replace(/\[\d+\]/g, '');
+    const count = (re: RegExp) => stray.match(re)?.length ?? 0;
+    // Stray openers outnumber stray closers: a bracket counter started in the prose seldom gets back to zero.
+    expect(count(/[{[]/g)).toBeGreaterThan(1.5 * count(/[}\]]/g));
+    // A lone quote: a sentence with an odd number of them.
+    expect(prose.split(/(?<=\.)\s+/).some((sentence) => (sentence.match(/"/g)?.length ?? 0) % 2 === 1)).toBe(true);
+    expect(input.citations).toStrictEqual([...prose.matchAll(/\[(\d+)\]/g)].map((m) => [Number(m[1])]));
+  });
+
+  test('the JSON.parse ceiling document is valid and as large as the text it stands for', () => {
+    const document = jsonDocument(50_000, 4);
+    expect(Buffer.byteLength(document)).toBeGreaterThanOrEqual(50_000);
+    expect(Buffer.byteLength(document)).toBeLessThan(50_200);
+    expect(JSON.parse(document)).toHaveProperty('items');
+  });
+
+  test('the fenced-only answer is one pretty-printed document in a ```json fence', () => {
+    const { text, document } = fencedDocument(20_000, 5);
+    expect(text).toBe(`\`\`\`json\n${JSON.stringify(document, null, 2)}\n\`\`\`\n`);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(18_000);
+    expect(Buffer.byteLength(text)).toBeLessThan(22_000);
   });
 
   test('lines of about 200 bytes and of about 100 KB', () => {

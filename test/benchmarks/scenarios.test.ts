@@ -4,15 +4,22 @@
  */
 import { parseJsonl } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
-import { ajvCheck } from '../../benchmarks/src/entrants.js';
-import { extractionSchema, jsonlAnswer, triadObjects, triadSchema } from '../../benchmarks/src/inputs.js';
+import { ajvCheck, jsonrepairParse, matchBrackets } from '../../benchmarks/src/entrants.js';
+import {
+  extractionSchema,
+  jsonlAnswer,
+  proseThenFence,
+  triadObjects,
+  triadSchema,
+} from '../../benchmarks/src/inputs.js';
 import type { Scenario } from '../../benchmarks/src/scenario.js';
 import { delivery } from '../../benchmarks/src/scenarios/delivery.js';
 import { jsonlMatrix } from '../../benchmarks/src/scenarios/jsonl-matrix.js';
 import { longLine } from '../../benchmarks/src/scenarios/long-line.js';
 import { noisyAnswers, noisyBatch } from '../../benchmarks/src/scenarios/noisy-answers.js';
+import { salvage } from '../../benchmarks/src/scenarios/salvage.js';
 
-const scenarios: Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery];
+const scenarios: Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage];
 
 describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name, scenario) => {
   const cases = scenario.cases(true);
@@ -128,5 +135,55 @@ describe('jsonl matrix', () => {
     for (const object of answer.objects) expect(check(object)).toBe(answer.valid.includes(object));
     const types = new Set(answer.objects.map((o) => (o as { type: string }).type));
     expect([...types].sort()).toStrictEqual(['attribute', 'definition', 'relationship']);
+  });
+});
+
+describe('salvage', () => {
+  const cases = salvage.cases(true);
+  const names = (label: string) => cases.find((c) => c.label === label)?.contestants.map((x) => x.entrant.name) ?? [];
+
+  test('growing prose cases then the fenced-only answer, with the peers the issue names', () => {
+    expect(cases.map((c) => c.label)).toStrictEqual([
+      '5 KB prose + fence',
+      '50 KB prose + fence',
+      'fenced-only answer',
+    ]);
+    const llmjson = ['llmjson extractAllJson', 'llmjson createSalvageScanner, 4-char chunks', 'llmjson extractJson'];
+    const peers = ['nested-loop bracket matcher + JSON.parse', 'best-effort-json-parser parse'];
+    for (const c of cases) {
+      expect(names(c.label)).toStrictEqual(
+        expect.arrayContaining(['JSON.parse of a valid document of the same size', ...llmjson, ...peers]),
+      );
+    }
+    // jsonrepair takes a fenced document, not prose around one.
+    expect(names('fenced-only answer')).toContain('jsonrepair + JSON.parse');
+    expect(names('5 KB prose + fence')).not.toContain('jsonrepair + JSON.parse');
+    // The ceiling parses a document as large as the input: a compact one for prose, the
+    // pretty-printed answer itself for the fenced-only answer.
+    for (const c of cases) {
+      const ceiling = c.contestants.find((x) => x.entrant.layer === 'ceiling');
+      const indent = c.label === 'fenced-only answer' ? 2 : undefined;
+      const bytes = Buffer.byteLength(JSON.stringify(ceiling?.expected[0], null, indent));
+      expect(bytes).toBeGreaterThan(0.9 * c.size);
+      expect(bytes).toBeLessThan(1.1 * c.size);
+    }
+  });
+
+  test('the matcher finds every value outside a failed span, and resumes after a value', () => {
+    expect(matchBrackets('see [1] and {x [2]} then {"a": [3, "]"]} [4')).toStrictEqual([[1], [2], { a: [3, ']'] }]);
+    // A lone quote before a value hides it only from the counters started before the quote.
+    expect(matchBrackets('{a "b} [5]')).toStrictEqual([[5]]);
+    expect(matchBrackets('no brackets')).toStrictEqual([]);
+  });
+
+  test('jsonrepair does not find the answer in prose around a fence', () => {
+    const input = proseThenFence(5_000, 60);
+    let delivered: unknown[] | undefined;
+    try {
+      delivered = jsonrepairParse(input.text).run() as unknown[];
+    } catch {
+      delivered = undefined;
+    }
+    expect(delivered).not.toStrictEqual([input.answer]);
   });
 });

@@ -14,9 +14,9 @@ import {
   streamJsonl,
   streamparserJson,
 } from '../entrants.js';
-import { growthExponent, growthPer10x, measure, ratio, type Timing, verify } from '../harness.js';
+import { exponentOf, growthPer10x, measure, type Timing, verify } from '../harness.js';
 import { charChunks, longLineObject } from '../inputs.js';
-import { type CaseTimings, formatRatio, formatSize, sideBySide } from '../report.js';
+import { type CaseTimings, formatExponent, formatRatio, formatSize, sideBySide } from '../report.js';
 import type { Case, Scenario, TargetResult } from '../scenario.js';
 
 const FULL_SIZES = [10_000, 100_000, 1_000_000];
@@ -163,21 +163,3 @@ export const longLine: Scenario = {
     };
   },
 };
-
-interface Exponent {
-  readonly median: number;
-  readonly min: number;
-  readonly max: number;
-}
-
-/** The growth exponent per round (rounds paired by index), with its median, min and max. */
-function exponentOf(small: Timing, smallSize: number, large: Timing, largeSize: number): Exponent {
-  const r = ratio(large, small);
-  const e = (x: number) => growthExponent(1, smallSize, x, largeSize);
-  return { median: e(r.median), min: e(r.min), max: e(r.max) };
-}
-
-function formatExponent(e: Exponent): string {
-  const wide = e.max - e.min > 0.05;
-  return wide ? `${e.median.toFixed(2)} (${e.min.toFixed(2)}–${e.max.toFixed(2)})` : e.median.toFixed(2);
-}

@@ -7,7 +7,8 @@
  * `extractJson`: the whole text (document), then the first fenced value, then the first value
  * in inline code, then the first object embedded in prose (else the first embedded array);
  * with a schema, the first value in that order that validates. Repair of near-JSON happens only when asked for, and is
- * reported (`repaired: true` and a `recovered` diagnostic), never silent.
+ * reported (`repaired: true` and a `recovered` diagnostic), never silent; it is tried on fenced
+ * blocks, inline code and the span from the first `{`/`[` to the last `}`/`]` — never on prose.
  */
 
 import { jsonrepair } from 'jsonrepair';
@@ -83,10 +84,15 @@ function repairCandidates(text: string): { source: SalvageSource; start: number;
     const start = m.index + (m[1] ?? '').length;
     candidates.push({ source: 'inline', start, end: start + (m[2] ?? '').length });
   }
-  candidates.push({ source: 'document', start: 0, end: text.length });
+  // The span from the first opening to the last closing bracket: near-JSON with prose (or a
+  // JSONP wrapper) around it, or the whole text when nothing surrounds it. Never the whole text
+  // otherwise: repair would read any prose as an array of words.
   const first = text.search(/[{[]/);
   const last = Math.max(text.lastIndexOf('}'), text.lastIndexOf(']'));
-  if (first >= 0 && last > first) candidates.push({ source: 'embedded', start: first, end: last + 1 });
+  if (first >= 0 && last > first) {
+    const whole = text.slice(0, first).trim() === '' && text.slice(last + 1).trim() === '';
+    candidates.push({ source: whole ? 'document' : 'embedded', start: first, end: last + 1 });
+  }
   return candidates;
 }
 

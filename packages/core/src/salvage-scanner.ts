@@ -83,7 +83,7 @@ export interface SalvageStats {
   abandoned: number;
   /** Fenced blocks opened. */
   fences: number;
-  /** Inline code spans opened. */
+  /** Inline code spans closed (a backtick run with its closing run on the same line). */
   inlineSpans: number;
   /** Diagnostics by reason. */
   diagnostics: Partial<Record<Diagnostic['reason'], number>>;
@@ -179,6 +179,9 @@ class FenceLine {
   }
 }
 
+/** A value on its way out; `provisional` while its inline span may still fail to close. */
+type Pending = { -readonly [K in keyof SalvagedValue]: SalvagedValue[K] } & { provisional?: boolean };
+
 interface Candidate {
   readonly start: number;
   readonly source: SalvageSource;
@@ -229,8 +232,9 @@ class Scanner implements SalvageScanner {
 
   // Document detection.
   private firstText = -1; // offset of the first non-whitespace character, -1 before it
-  private readonly held: SalvagedValue[] = [];
-  private holdingFirst = false; // held[0] starts at firstText and nothing but whitespace followed yet
+  private readonly queue: (Pending | Diagnostic)[] = []; // output held while a label is undecided
+  private holdingFirst = false; // queue[0] starts at firstText and only whitespace followed yet
+  private inlinePending = false; // the queue holds values whose inline span has not closed yet
   private scalar: JsonScanner | undefined; // viable scalar document from firstText
   private scalarEnd = -1;
 
@@ -275,7 +279,7 @@ class Scanner implements SalvageScanner {
     this.run('', this.received, true);
     if (this.context === FENCE) this.reportEmptyFence();
     this.finishDocument();
-    this.flushHeld(true);
+    this.flushHeld();
   }
 
   // ---- document detection -------------------------------------------------------------
@@ -323,7 +327,7 @@ class Scanner implements SalvageScanner {
   private dropScalar(): void {
     this.scalar = undefined;
     this.scalarEnd = -1;
-    this.flushHeld(false);
+    if (!this.holding) this.drain();
   }
 
   /** At the end: a scalar that spans the whole text is the document. */
@@ -338,9 +342,10 @@ class Scanner implements SalvageScanner {
     while (end > this.firstText && isSpace(this.charAt(end - 1))) end--;
     const source = this.slice(this.firstText, end);
     this.scalar = undefined;
-    // Values found inside the document (brackets in a string) are part of it.
-    this.held.length = 0;
+    // What was found inside the document (brackets in a string) is part of it.
+    this.queue.length = 0;
     this.holdingFirst = false;
+    this.inlinePending = false;
     this.deliver(JSON.parse(source), 'document', this.firstText, end, undefined, source);
   }
 
@@ -408,6 +413,7 @@ class Scanner implements SalvageScanner {
         this.cursor = at + 1;
         this.lineStart = at + 1;
         this.inlineTicks = 0;
+        this.resolveInline(false);
       } else if (c === 0x7b || c === 0x5b) {
         if (this.context === FENCE) this.fenceHasText = true;
         this.startCandidate(at);
@@ -477,9 +483,10 @@ class Scanner implements SalvageScanner {
     if (this.context === FENCE) return;
     if (this.inlineTicks === 0) {
       this.inlineTicks = count;
-      this.stats.inlineSpans++;
     } else if (this.inlineTicks === count) {
       this.inlineTicks = 0;
+      this.stats.inlineSpans++;
+      this.resolveInline(true);
     }
   }
 
@@ -588,43 +595,57 @@ class Scanner implements SalvageScanner {
     const candidate = this.candidate as Candidate;
     const json = this.json;
     const from = this.cursor - base;
+    // A candidate is too long once it reaches its first character past the limit, wherever
+    // the chunks end: the decision depends on the text only.
+    const limit = candidate.start + this.maxCandidateLength;
     if (from < text.length) {
       json.base = base;
       const end = json.scan(text, from);
       if (end >= 0) {
+        if (base + end > limit) return this.candidateTooLong(candidate);
         this.completeCandidate(candidate, base + end);
         return false;
       }
-      if (end === SCAN_ERROR) return this.failCandidate(candidate, base + json.errorIndex, json.errorMessage);
-      this.cursor = base + text.length;
-      if (this.cursor - candidate.start > this.maxCandidateLength) {
-        this.candidate = undefined;
-        this.report(
-          DiagnosticReason.tooLong,
-          candidate.start,
-          `candidate longer than maxCandidateLength (${this.maxCandidateLength} characters) abandoned`,
-          this.slice(candidate.start, candidate.start + 200),
-        );
-        this.rescanFloor = this.cursor;
+      if (end === SCAN_ERROR) {
+        if (base + json.errorIndex >= limit) return this.candidateTooLong(candidate);
+        return this.failCandidate(candidate, base + json.errorIndex, json.errorMessage);
       }
+      this.cursor = base + text.length;
+      if (this.cursor > limit) return this.candidateTooLong(candidate);
       return false;
     }
     if (!final) return false;
-    // The input ended inside the candidate.
+    // The input ended inside the candidate. Nothing inside it is reported: the rest of the
+    // answer might have made it one valid value (truncation yields a prefix).
     json.end();
     this.candidate = undefined;
     this.stats.abandoned++;
-    const jumped = this.afterFailure(candidate, this.received);
-    if (!jumped) {
-      this.report(
-        DiagnosticReason.truncated,
-        candidate.start,
-        `input ended inside a ${candidate.source === 'fence' ? 'fenced' : candidate.source} value: ${json.errorMessage}`,
-        this.slice(candidate.start, Math.min(this.received, candidate.start + 200)),
-      );
-      if (candidate.source === 'fence') this.fenceValues++;
-    }
-    return jumped;
+    this.report(
+      DiagnosticReason.truncated,
+      candidate.start,
+      `input ended inside a ${candidate.source === 'fence' ? 'fenced' : candidate.source} value: ${json.errorMessage}`,
+      this.slice(candidate.start, Math.min(this.received, candidate.start + 200)),
+    );
+    if (candidate.source === 'fence') this.fenceValues++;
+    return false;
+  }
+
+  /** Abandons a candidate that outgrew maxCandidateLength; scanning resumes just past the limit. */
+  private candidateTooLong(candidate: Candidate): boolean {
+    this.candidate = undefined;
+    this.stats.abandoned++;
+    const resume = candidate.start + this.maxCandidateLength + 1;
+    this.report(
+      DiagnosticReason.tooLong,
+      candidate.start,
+      `candidate longer than maxCandidateLength (${this.maxCandidateLength} characters) abandoned`,
+      this.slice(candidate.start, candidate.start + Math.min(200, this.maxCandidateLength + 1)),
+    );
+    if (candidate.source === 'fence') this.fenceValues++;
+    this.rescanFloor = Math.max(this.rescanFloor, resume);
+    this.updateLineStart(candidate.start, resume);
+    this.cursor = resume;
+    return true;
   }
 
   private completeCandidate(candidate: Candidate, end: number): void {
@@ -641,7 +662,7 @@ class Scanner implements SalvageScanner {
     for (let p = from; p < to; p++) {
       if (!isSpace(this.charAt(p))) {
         this.holdingFirst = false;
-        this.flushHeld(false);
+        if (!this.holding) this.drain();
         return;
       }
     }
@@ -685,7 +706,6 @@ class Scanner implements SalvageScanner {
     }
     this.updateLineStart(candidate.start, at);
     this.cursor = at;
-    // A failure at the end of the received text leaves nothing to rescan.
     return false;
   }
 
@@ -702,6 +722,7 @@ class Scanner implements SalvageScanner {
     }
     this.lineStart = i + 1 + this.retainedBase;
     this.inlineTicks = 0;
+    this.resolveInline(false);
   }
 
   // ---- delivery -----------------------------------------------------------------------
@@ -720,7 +741,7 @@ class Scanner implements SalvageScanner {
       const result = this.validator.validate(value);
       if (!result.valid) {
         this.count(DiagnosticReason.schema);
-        this.sink.diagnostic({
+        this.output({
           reason: DiagnosticReason.schema,
           offset: start,
           excerpt: excerptAround(text),
@@ -732,7 +753,7 @@ class Scanner implements SalvageScanner {
       }
       branch = result.branch;
     }
-    const record: SalvagedValue = {
+    const record: Pending = {
       value,
       source,
       start,
@@ -740,38 +761,73 @@ class Scanner implements SalvageScanner {
       ...(fence === undefined ? {} : { fence }),
       ...(branch === undefined ? {} : { branch }),
     };
-    if (this.scalar !== undefined || (this.held.length === 0 && start === this.firstText && source === 'embedded')) {
-      if (this.held.length === 0 && start === this.firstText) this.holdingFirst = true;
-      this.held.push(record);
-      return;
+    if (source === 'inline') {
+      // Inline only if the span closes on this line: decided when it does, or does not.
+      record.provisional = true;
+      this.inlinePending = true;
+    } else if (source === 'embedded' && start === this.firstText && this.queue.length === 0) {
+      this.holdingFirst = true;
     }
-    this.flushHeld(false);
-    this.emit(record);
+    this.output(record);
   }
 
-  /** Releases held values; at the end, a lone first value that spans the text is the document. */
-  private flushHeld(final: boolean): void {
-    if (this.held.length === 0) return;
-    if (!final && (this.scalar !== undefined || this.holdingFirst)) return;
-    const held = this.held.splice(0);
-    const first = held[0] as SalvagedValue;
-    if (final && this.holdingFirst && held.length === 1 && this.onlySpaceAfter(first.end)) {
-      this.holdingFirst = false;
-      this.emit({ ...first, source: 'document' });
-      return;
+  /** True while the label of a queued value is still undecided. */
+  private get holding(): boolean {
+    return this.scalar !== undefined || this.holdingFirst || this.inlinePending;
+  }
+
+  private output(item: Pending | Diagnostic): void {
+    this.queue.push(item);
+    if (!this.holding) this.drain();
+  }
+
+  /** The inline span of provisional values closed (`true`) or ended with its line (`false`). */
+  private resolveInline(closed: boolean): void {
+    if (!this.inlinePending) return;
+    this.inlinePending = false;
+    for (const item of this.queue) {
+      if ('provisional' in item && item.provisional === true) {
+        item.provisional = false;
+        if (!closed) item.source = 'embedded';
+      }
+    }
+    if (!this.holding) this.drain();
+  }
+
+  /** Emits the queued values and diagnostics in order. */
+  private drain(): void {
+    const items = this.queue.splice(0);
+    for (const item of items) {
+      if ('reason' in item) {
+        this.sink.diagnostic(item);
+      } else {
+        const { provisional: _, ...record } = item;
+        this.stats.values++;
+        this.sink.value(record);
+      }
+    }
+  }
+
+  /** At the end: a lone first value with only whitespace after it is the document. */
+  private flushHeld(): void {
+    this.resolveInline(false);
+    const first = this.queue[0];
+    if (
+      this.holdingFirst &&
+      first !== undefined &&
+      !('reason' in first) &&
+      this.queue.length === 1 &&
+      this.onlySpaceAfter(first.end)
+    ) {
+      first.source = 'document';
     }
     this.holdingFirst = false;
-    for (const record of held) this.emit(record);
+    this.drain();
   }
 
   private onlySpaceAfter(end: number): boolean {
     for (let p = end; p < this.received; p++) if (!isSpace(this.charAt(p))) return false;
     return true;
-  }
-
-  private emit(record: SalvagedValue): void {
-    this.stats.values++;
-    this.sink.value(record);
   }
 
   private count(reason: Diagnostic['reason']): void {
@@ -781,8 +837,7 @@ class Scanner implements SalvageScanner {
 
   private report(reason: Diagnostic['reason'], offset: number, message: string, excerptText: string): void {
     this.count(reason);
-    this.flushHeld(false);
-    this.sink.diagnostic({ reason, offset, excerpt: excerptAround(excerptText), message });
+    this.output({ reason, offset, excerpt: excerptAround(excerptText), message });
   }
 
   // ---- retained text ----------------------------------------------------------------------
@@ -802,7 +857,7 @@ class Scanner implements SalvageScanner {
     if (this.matchingFenceLine) keep = Math.min(keep, this.fenceLineMatch.start);
     if (this.tickRun > 0) keep = Math.min(keep, this.tickRunStart);
     if (this.cursor - this.lineStart <= 16) keep = Math.min(keep, this.lineStart);
-    if (this.scalar !== undefined || this.held.length > 0) keep = Math.min(keep, Math.max(0, this.firstText));
+    if (this.scalar !== undefined || this.holdingFirst) keep = Math.min(keep, Math.max(0, this.firstText));
     if (keep > this.retainedBase) {
       this.retained = this.retained.slice(keep - this.retainedBase);
       this.retainedBase = keep;

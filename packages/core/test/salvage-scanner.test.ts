@@ -79,12 +79,39 @@ describe('salvage scanner', () => {
   });
 
   test('an answer cut off inside a fence reports the cut; complete values before it survive', () => {
-    const r = salvage('```json\n[{"a": 1}, {"b": 2}, {"c": ');
+    const r = salvage('```jsonl\n{"a": 1}\n{"b": 2}\n{"c": ');
     expect(brief(r.values)).toEqual([
       ['fence', { a: 1 }],
       ['fence', { b: 2 }],
     ]);
-    expect(r.diagnostics.map((d) => [d.reason, d.offset])).toEqual([['truncated', 8]]);
+    expect(r.diagnostics.map((d) => [d.reason, d.offset])).toEqual([['truncated', 27]]);
+    // Nothing inside a cut value is reported: the rest might have made it one valid value.
+    const cut = salvage('```json\n[{"a": 1}, {"b": 2}, {"c": ');
+    expect(cut.values).toEqual([]);
+    expect(cut.diagnostics.map((d) => [d.reason, d.offset])).toEqual([['truncated', 8]]);
+  });
+
+  test('maxCandidateLength: a longer candidate is abandoned however the text is chunked', () => {
+    const text = `Answer: {"text": "${'x'.repeat(50)}"} and {"ok": true}.`;
+    const run = (chunks: readonly string[]) => {
+      const values: SalvagedValue[] = [];
+      const reasons: string[] = [];
+      const scanner = createSalvageScanner(
+        { maxCandidateLength: 20 },
+        { value: (v) => values.push(v), diagnostic: (d) => reasons.push(d.reason) },
+      );
+      for (const chunk of chunks) scanner.write(chunk);
+      scanner.end();
+      return { values: values.map((v) => v.value), reasons };
+    };
+    const whole = run([text]);
+    expect(whole).toEqual({ values: [{ ok: true }], reasons: ['too-long'] });
+    for (const [label, chunks] of everyChunkSize(text)) expect(run(chunks), label).toEqual(whole);
+  });
+
+  test('a backtick with no closing run on its line opens no inline span', () => {
+    expect(brief(salvage('A lone ` backtick, then {"stray": true}').values)).toEqual([['embedded', { stray: true }]]);
+    expect(brief(salvage('Set `{"debug": true}\nand ` later.').values)).toEqual([['embedded', { debug: true }]]);
   });
 
   test('a JSON fence without JSON is reported', () => {
@@ -119,6 +146,14 @@ describe('salvage scanner', () => {
     const repaired = extractJson(text, { repair: true, onDiagnostic: (d) => diagnostics.push(d) });
     expect(repaired).toMatchObject({ value: { a: 1, b: true, c: null }, repaired: true, source: 'embedded' });
     expect(diagnostics.map((d) => d.reason)).toEqual(['recovered']);
+    // Prose is never "repaired" into an array of words; only bracketed near-JSON is.
+    expect(extractJson('Sorry, I cannot help with that.\nPlease ask again.', { repair: true })).toBeUndefined();
+    expect(extractJson('Config:\n{\n  "a": 1, // one\n  /* two */ "b": 2,\n}\nDone.', { repair: true })?.value).toEqual(
+      {
+        a: 1,
+        b: 2,
+      },
+    );
   });
 
   test('pathological prose stays linear: every candidate is abandoned in a bounded number of steps', () => {
