@@ -101,15 +101,37 @@ export class JsonScanner {
 
   /** Index in the last scanned text where the error was found (valid after `SCAN_ERROR`). */
   errorIndex = 0;
-  /** Why the text cannot be JSON (valid after `SCAN_ERROR`). */
-  errorMessage = '';
+  private message = '';
+  // An `unexpected character` error keeps its parts and builds the message only when read:
+  // salvage abandons many candidates in prose and reads few of the messages.
+  private unexpectedState = -1;
+  private unexpectedCode = 0;
+
+  /** Why the text cannot be JSON (valid after `SCAN_ERROR`, or after `end()` returned false). */
+  get errorMessage(): string {
+    if (this.unexpectedState >= 0) {
+      const expected = EXPECTED[this.unexpectedState];
+      const what = describe(this.unexpectedCode);
+      this.message = expected === undefined ? `unexpected ${what}` : `unexpected ${what}; expected ${expected}`;
+      this.unexpectedState = -1;
+    }
+    return this.message;
+  }
+
+  set errorMessage(message: string) {
+    this.message = message;
+    this.unexpectedState = -1;
+  }
 
   reset(): void {
     this.state = VALUE;
-    this.stack.length = 0;
-    this.stringBrackets.length = 0;
-    this.children.length = 0;
-    this.openAt.length = 0;
+    // Setting an array's length costs even when it is already empty.
+    if (this.stack.length !== 0) this.stack.length = 0;
+    if (this.tracking) {
+      if (this.stringBrackets.length !== 0) this.stringBrackets.length = 0;
+      if (this.children.length !== 0) this.children.length = 0;
+      if (this.openAt.length !== 0) this.openAt.length = 0;
+    }
     this.isKey = false;
     this.unicodeLeft = 0;
     this.errorMessage = '';
@@ -138,11 +160,11 @@ export class JsonScanner {
   }
 
   private unexpected(index: number, code: number): number {
-    const expected = EXPECTED[this.state];
-    return this.fail(
-      index,
-      expected === undefined ? `unexpected ${describe(code)}` : `unexpected ${describe(code)}; expected ${expected}`,
-    );
+    this.unexpectedState = this.state;
+    this.unexpectedCode = code;
+    this.state = FAILED;
+    this.errorIndex = index;
+    return SCAN_ERROR;
   }
 
   /** Closes the innermost container, whose closing bracket is at `index`. */

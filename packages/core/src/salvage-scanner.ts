@@ -104,8 +104,9 @@ const FENCE = 1;
 const JSON_INFO = new Set(['', 'json', 'jsonl', 'jsonc', 'json5', 'ndjson']);
 
 /** Characters the prose loop stops at: `{` `[` backtick `~` line feed. */
+const STOP_CHARS = ['{', '[', '`', '~', '\n'];
 const STOP = new Uint8Array(128);
-for (const c of '{[`~\n') STOP[c.charCodeAt(0)] = 1;
+for (const c of STOP_CHARS) STOP[c.charCodeAt(0)] = 1;
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
@@ -182,10 +183,11 @@ class FenceLine {
 /** A value on its way out; `provisional` while its inline span may still fail to close. */
 type Pending = { -readonly [K in keyof SalvagedValue]: SalvagedValue[K] } & { provisional?: boolean };
 
+/** The open candidate; one object reused for every candidate (prose has many). */
 interface Candidate {
-  readonly start: number;
-  readonly source: SalvageSource;
-  readonly fence: string | undefined;
+  start: number;
+  source: SalvageSource;
+  fence: string | undefined;
 }
 
 class Scanner implements SalvageScanner {
@@ -227,7 +229,8 @@ class Scanner implements SalvageScanner {
   private tickRunStart = 0;
 
   // Candidate.
-  private candidate: Candidate | undefined;
+  private readonly candidate: Candidate = { start: 0, source: 'embedded', fence: undefined };
+  private open = false; // a candidate is being scanned
   private rescanFloor = 0;
 
   // Document detection.
@@ -372,7 +375,7 @@ class Scanner implements SalvageScanner {
   private process(text: string, base: number, final: boolean): boolean {
     const length = text.length;
     while (this.cursor < base + length || (final && this.pendingAtEnd())) {
-      if (this.candidate !== undefined) {
+      if (this.open) {
         const jumped = this.continueCandidate(text, base, final);
         if (jumped) return true;
         continue;
@@ -399,10 +402,15 @@ class Scanner implements SalvageScanner {
           }
         }
       }
-      // Fast scan to the next character that matters.
-      for (; i < length; i++) {
+      // Skip to the next character that matters with native searches, one per character kind,
+      // each remembered until the cursor passes it: prose costs a few native scans, not a
+      // JavaScript loop per character.
+      if (i < length) {
         c = text.charCodeAt(i);
-        if (c < 128 && STOP[c] === 1) break;
+        if (!(c < 128 && STOP[c] === 1)) {
+          i = this.nextStop(text, base, i);
+          c = i < length ? text.charCodeAt(i) : 0;
+        }
       }
       if (i === length) {
         this.cursor = base + length;
@@ -435,8 +443,34 @@ class Scanner implements SalvageScanner {
     return false;
   }
 
+  // Next occurrence of each stop character in `stopText` (-1: none left), valid while the
+  // same segment is processed.
+  private stopText = '';
+  private stopBase = -1;
+  private readonly stops = [-2, -2, -2, -2, -2];
+
+  /** Index in `text` of the first stop character at or after `from` (`text.length` if none). */
+  private nextStop(text: string, base: number, from: number): number {
+    const stops = this.stops;
+    if (text !== this.stopText || base !== this.stopBase) {
+      this.stopText = text;
+      this.stopBase = base;
+      stops.fill(-2);
+    }
+    let best = text.length;
+    for (let k = 0; k < 5; k++) {
+      let at = stops[k] as number;
+      if (at !== -1 && at < from) {
+        at = text.indexOf(STOP_CHARS[k] as string, from);
+        stops[k] = at;
+      }
+      if (at >= 0 && at < best) best = at;
+    }
+    return best;
+  }
+
   private pendingAtEnd(): boolean {
-    return this.candidate !== undefined || this.matchingFenceLine || this.tickRun > 0;
+    return this.open || this.matchingFenceLine || this.tickRun > 0;
   }
 
   /** True when only spaces or tabs precede `at` on its line (at most 16 of them). */
@@ -584,7 +618,11 @@ class Scanner implements SalvageScanner {
   private startCandidate(at: number): void {
     if (this.holdingFirst) this.checkHold(at, at + 1);
     const source: SalvageSource = this.context === FENCE ? 'fence' : this.inlineTicks > 0 ? 'inline' : 'embedded';
-    this.candidate = { start: at, source, fence: this.context === FENCE ? this.fenceInfo : undefined };
+    const candidate = this.candidate;
+    candidate.start = at;
+    candidate.source = source;
+    candidate.fence = this.context === FENCE ? this.fenceInfo : undefined;
+    this.open = true;
     this.stats.candidates++;
     this.json.reset();
     this.cursor = at;
@@ -592,7 +630,7 @@ class Scanner implements SalvageScanner {
 
   /** Feeds the open candidate; returns true when the cursor jumped back for a rescan. */
   private continueCandidate(text: string, base: number, final: boolean): boolean {
-    const candidate = this.candidate as Candidate;
+    const candidate = this.candidate;
     const json = this.json;
     const from = this.cursor - base;
     // A candidate is too long once it reaches its first character past the limit, wherever
@@ -608,7 +646,7 @@ class Scanner implements SalvageScanner {
       }
       if (end === SCAN_ERROR) {
         if (base + json.errorIndex >= limit) return this.candidateTooLong(candidate);
-        return this.failCandidate(candidate, base + json.errorIndex, json.errorMessage);
+        return this.failCandidate(candidate, base + json.errorIndex);
       }
       this.cursor = base + text.length;
       if (this.cursor > limit) return this.candidateTooLong(candidate);
@@ -618,7 +656,7 @@ class Scanner implements SalvageScanner {
     // The input ended inside the candidate. Nothing inside it is reported: the rest of the
     // answer might have made it one valid value (truncation yields a prefix).
     json.end();
-    this.candidate = undefined;
+    this.open = false;
     this.stats.abandoned++;
     this.report(
       DiagnosticReason.truncated,
@@ -632,7 +670,7 @@ class Scanner implements SalvageScanner {
 
   /** Abandons a candidate that outgrew maxCandidateLength; scanning resumes just past the limit. */
   private candidateTooLong(candidate: Candidate): boolean {
-    this.candidate = undefined;
+    this.open = false;
     this.stats.abandoned++;
     const resume = candidate.start + this.maxCandidateLength + 1;
     this.report(
@@ -649,7 +687,7 @@ class Scanner implements SalvageScanner {
   }
 
   private completeCandidate(candidate: Candidate, end: number): void {
-    this.candidate = undefined;
+    this.open = false;
     this.cursor = end;
     const text = this.slice(candidate.start, end);
     this.updateLineStart(candidate.start, end);
@@ -669,10 +707,12 @@ class Scanner implements SalvageScanner {
   }
 
   /** The candidate failed at `at`: deliver its complete nested values, then rescan or go on. */
-  private failCandidate(candidate: Candidate, at: number, message: string): boolean {
-    this.candidate = undefined;
+  private failCandidate(candidate: Candidate, at: number): boolean {
+    this.open = false;
     this.stats.abandoned++;
-    if (candidate.source === 'fence' && this.fenceError === '') this.fenceError = `${message} at offset ${at}`;
+    if (candidate.source === 'fence' && this.fenceError === '') {
+      this.fenceError = `${this.json.errorMessage} at offset ${at}`;
+    }
     return this.afterFailure(candidate, at);
   }
 
@@ -711,18 +751,17 @@ class Scanner implements SalvageScanner {
 
   /** The last line start within `[from, to)` becomes the current one. */
   private updateLineStart(from: number, to: number): void {
-    // Forward search bounded by the range, so the cost is that of the range (already scanned).
-    const limit = to - this.retainedBase;
-    let i = this.retained.indexOf('\n', Math.max(0, from - this.retainedBase));
-    if (i < 0 || i >= limit) return;
-    for (;;) {
-      const next = this.retained.indexOf('\n', i + 1);
-      if (next < 0 || next >= limit) break;
-      i = next;
+    // Backward search bounded by the range, whose characters were just scanned anyway.
+    const retained = this.retained;
+    const low = Math.max(0, from - this.retainedBase);
+    for (let i = to - 1 - this.retainedBase; i >= low; i--) {
+      if (retained.charCodeAt(i) === 0x0a) {
+        this.lineStart = i + 1 + this.retainedBase;
+        this.inlineTicks = 0;
+        this.resolveInline(false);
+        return;
+      }
     }
-    this.lineStart = i + 1 + this.retainedBase;
-    this.inlineTicks = 0;
-    this.resolveInline(false);
   }
 
   // ---- delivery -----------------------------------------------------------------------
@@ -753,14 +792,9 @@ class Scanner implements SalvageScanner {
       }
       branch = result.branch;
     }
-    const record: Pending = {
-      value,
-      source,
-      start,
-      end,
-      ...(fence === undefined ? {} : { fence }),
-      ...(branch === undefined ? {} : { branch }),
-    };
+    const record: Pending = { value, source, start, end };
+    if (fence !== undefined) record.fence = fence;
+    if (branch !== undefined) record.branch = branch;
     if (source === 'inline') {
       // Inline only if the span closes on this line: decided when it does, or does not.
       record.provisional = true;
@@ -777,8 +811,22 @@ class Scanner implements SalvageScanner {
   }
 
   private output(item: Pending | Diagnostic): void {
+    if (this.queue.length === 0 && !this.holding) {
+      this.send(item);
+      return;
+    }
     this.queue.push(item);
     if (!this.holding) this.drain();
+  }
+
+  private send(item: Pending | Diagnostic): void {
+    if ('reason' in item) {
+      this.sink.diagnostic(item);
+      return;
+    }
+    if (item.provisional !== undefined) delete item.provisional;
+    this.stats.values++;
+    this.sink.value(item);
   }
 
   /** The inline span of provisional values closed (`true`) or ended with its line (`false`). */
@@ -796,16 +844,9 @@ class Scanner implements SalvageScanner {
 
   /** Emits the queued values and diagnostics in order. */
   private drain(): void {
+    if (this.queue.length === 0) return;
     const items = this.queue.splice(0);
-    for (const item of items) {
-      if ('reason' in item) {
-        this.sink.diagnostic(item);
-      } else {
-        const { provisional: _, ...record } = item;
-        this.stats.values++;
-        this.sink.value(record);
-      }
-    }
+    for (const item of items) this.send(item);
   }
 
   /** At the end: a lone first value with only whitespace after it is the document. */
@@ -853,7 +894,7 @@ class Scanner implements SalvageScanner {
   /** Drops retained text nothing can need any more. */
   private compact(): void {
     let keep = this.cursor;
-    if (this.candidate !== undefined) keep = Math.min(keep, this.candidate.start);
+    if (this.open) keep = Math.min(keep, this.candidate.start);
     if (this.matchingFenceLine) keep = Math.min(keep, this.fenceLineMatch.start);
     if (this.tickRun > 0) keep = Math.min(keep, this.tickRunStart);
     if (this.cursor - this.lineStart <= 16) keep = Math.min(keep, this.lineStart);
