@@ -66,6 +66,11 @@ function describe(code: number): string {
   return `'${String.fromCharCode(code)}'`;
 }
 
+function clear(array: number[]): void {
+  if (array.length > 16) array.length = 0;
+  else while (array.length !== 0) array.pop();
+}
+
 function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 }
@@ -125,12 +130,13 @@ export class JsonScanner {
 
   reset(): void {
     this.state = VALUE;
-    // Setting an array's length costs even when it is already empty.
-    if (this.stack.length !== 0) this.stack.length = 0;
+    // Popping a few entries is cheaper than setting `length` (salvage resets after every
+    // short candidate in prose); a long stack is truncated at once.
+    clear(this.stack);
     if (this.tracking) {
-      if (this.stringBrackets.length !== 0) this.stringBrackets.length = 0;
-      if (this.children.length !== 0) this.children.length = 0;
-      if (this.openAt.length !== 0) this.openAt.length = 0;
+      clear(this.stringBrackets);
+      clear(this.children);
+      clear(this.openAt);
     }
     this.isKey = false;
     this.unicodeLeft = 0;
