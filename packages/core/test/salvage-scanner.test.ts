@@ -1,6 +1,8 @@
+import { test as fcTest } from '@fast-check/vitest';
 import { createSalvageScanner, type Diagnostic, extractAllJson, extractJson, type SalvagedValue } from '@llmjson/core';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { everyChunkSize } from '../../../test/support/chunking.js';
+import { everyChunkSize, numRuns } from '../../../test/support/chunking.js';
 
 /** Runs the scanner over `text` whole and at every chunk size 1..64; asserts they agree. */
 function salvage(text: string): { values: SalvagedValue[]; diagnostics: Diagnostic[] } {
@@ -165,4 +167,22 @@ describe('salvage scanner', () => {
     expect(values.map((v) => v.value)).toEqual([{ ok: true }]);
     expect(scanner.stats.characters).toBe(text.length);
   });
+
+  const scalar = fc.oneof(
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.string({ maxLength: 6 }),
+  );
+  fcTest.prop([fc.array(scalar, { maxLength: 4 }), fc.constantFrom('', ' ', '\n')], { numRuns: numRuns * 5 })(
+    'short flat arrays (the citation fast path) equal what JSON.parse gives',
+    (array, space) => {
+      const json = JSON.stringify(array, null, space === '' ? undefined : space);
+      const [found] = extractAllJson(`see ${json} here`);
+      const expected: unknown[] = JSON.parse(json);
+      expect(found?.value).toEqual(expected);
+      (found?.value as unknown[]).forEach((v, i) => expect(Object.is(v, expected[i])).toBe(true));
+    },
+  );
 });
