@@ -13,13 +13,13 @@
 
 import { jsonrepair } from 'jsonrepair';
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
+import { validatorFor } from './engine.js';
 import {
   createSalvageScanner,
   type SalvagedValue,
   type SalvageOptions,
   type SalvageSource,
 } from './salvage-scanner.js';
-import { compileSchema } from './schema-validator.js';
 
 export interface ExtractOptions extends SalvageOptions {
   /** Receives diagnostics (schema failures, truncated candidates, repairs). */
@@ -97,13 +97,7 @@ function repairCandidates(text: string): { source: SalvageSource; start: number;
 }
 
 function repairNearJson(text: string, options: ExtractJsonOptions): SalvagedValue | undefined {
-  const validator =
-    options.schema === undefined
-      ? undefined
-      : compileSchema(
-          options.schema,
-          options.discriminator === undefined ? {} : { discriminator: options.discriminator },
-        );
+  const validator = validatorFor(options);
   for (const candidate of repairCandidates(text)) {
     const original = text.slice(candidate.start, candidate.end);
     if (original.trim() === '') continue;

@@ -4,6 +4,7 @@ export {
   excerptAround,
   type SchemaError,
 } from './diagnostics.js';
+export type { DiagnosticCounts, Engine } from './engine.js';
 export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './extract-json.js';
 export { isFenceLine } from './fence.js';
 export { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';

@@ -26,13 +26,13 @@
  */
 
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
+import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { isFenceLine } from './fence.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
 import {
   type CompiledSchema,
   ConfigurationError,
   ConfigurationErrorCode,
-  compileSchema,
   type JsonSchema,
 } from './schema-validator.js';
 
@@ -82,14 +82,10 @@ export interface JsonlStats {
   /** Lines covered by a diagnostic (dropped, or structural lines of a recovery). */
   reportedLines: number;
   /** Diagnostics by reason. */
-  diagnostics: Partial<Record<Diagnostic['reason'], number>>;
+  diagnostics: DiagnosticCounts;
 }
 
-export interface JsonlDecoder {
-  write(text: string): void;
-  end(): void;
-  readonly stats: Readonly<JsonlStats>;
-}
+export type JsonlDecoder = Engine<JsonlStats>;
 
 export const DEFAULT_MAX_LINE_LENGTH = 8 * 1024 * 1024;
 
@@ -129,13 +125,7 @@ const LIST_ITEM = /^(?:-|\d{1,9}[.)])[ \t]/;
 
 /** Validates options shared by every JSONL front end; throws ConfigurationError. */
 export function checkJsonlOptions(options: JsonlOptions): void {
-  const max = options.maxLineLength;
-  if (max !== undefined && !(Number.isSafeInteger(max) && max > 0)) {
-    throw new ConfigurationError(
-      ConfigurationErrorCode.optionInvalid,
-      `maxLineLength must be a positive integer (characters), got ${String(max)}`,
-    );
-  }
+  checkPositiveInteger('maxLineLength', options.maxLineLength, 'characters');
   if (options.nullValue !== undefined && options.nullValue !== 'value' && options.nullValue !== 'report') {
     throw new ConfigurationError(
       ConfigurationErrorCode.optionInvalid,
@@ -186,13 +176,7 @@ class Decoder implements JsonlDecoder {
   constructor(options: JsonlOptions, sink: JsonlSink) {
     checkJsonlOptions(options);
     this.sink = sink;
-    this.validator =
-      options.schema === undefined
-        ? undefined
-        : compileSchema(
-            options.schema,
-            options.discriminator === undefined ? {} : { discriminator: options.discriminator },
-          );
+    this.validator = validatorFor(options);
     this.strict = options.strict === true;
     this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
     this.reportSkipped = options.reportSkipped === true;
@@ -341,8 +325,7 @@ class Decoder implements JsonlDecoder {
   }
 
   private count(reason: Diagnostic['reason']): void {
-    const d = this.stats.diagnostics;
-    d[reason] = (d[reason] ?? 0) + 1;
+    countDiagnostic(this.stats.diagnostics, reason);
   }
 
   /** Emits a diagnostic covering `lines` input lines (0 for a note that consumes no line). */

@@ -32,14 +32,9 @@
  */
 
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
+import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { JsonScanner, SCAN_ERROR } from './json-scanner.js';
-import {
-  type CompiledSchema,
-  ConfigurationError,
-  ConfigurationErrorCode,
-  compileSchema,
-  type JsonSchema,
-} from './schema-validator.js';
+import type { CompiledSchema, JsonSchema } from './schema-validator.js';
 
 export type SalvageSource = 'document' | 'fence' | 'inline' | 'embedded';
 
@@ -86,14 +81,10 @@ export interface SalvageStats {
   /** Inline code spans closed (a backtick run with its closing run on the same line). */
   inlineSpans: number;
   /** Diagnostics by reason. */
-  diagnostics: Partial<Record<Diagnostic['reason'], number>>;
+  diagnostics: DiagnosticCounts;
 }
 
-export interface SalvageScanner {
-  write(text: string): void;
-  end(): void;
-  readonly stats: Readonly<SalvageStats>;
-}
+export type SalvageScanner = Engine<SalvageStats>;
 
 export const DEFAULT_MAX_CANDIDATE_LENGTH = 8 * 1024 * 1024;
 
@@ -287,22 +278,10 @@ class Scanner implements SalvageScanner {
   private scalarEnd = -1;
 
   constructor(options: SalvageOptions, sink: SalvageSink) {
-    const max = options.maxCandidateLength;
-    if (max !== undefined && !(Number.isSafeInteger(max) && max > 0)) {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.optionInvalid,
-        `maxCandidateLength must be a positive integer (characters), got ${String(max)}`,
-      );
-    }
-    this.maxCandidateLength = max ?? DEFAULT_MAX_CANDIDATE_LENGTH;
+    checkPositiveInteger('maxCandidateLength', options.maxCandidateLength, 'characters');
+    this.maxCandidateLength = options.maxCandidateLength ?? DEFAULT_MAX_CANDIDATE_LENGTH;
     this.sink = sink;
-    this.validator =
-      options.schema === undefined
-        ? undefined
-        : compileSchema(
-            options.schema,
-            options.discriminator === undefined ? {} : { discriminator: options.discriminator },
-          );
+    this.validator = validatorFor(options);
     this.json.track();
   }
 
@@ -926,8 +905,7 @@ class Scanner implements SalvageScanner {
   }
 
   private count(reason: Diagnostic['reason']): void {
-    const d = this.stats.diagnostics;
-    d[reason] = (d[reason] ?? 0) + 1;
+    countDiagnostic(this.stats.diagnostics, reason);
   }
 
   private report(reason: Diagnostic['reason'], offset: number, message: string, excerptText: string): void {

@@ -181,8 +181,9 @@ describe('salvage scanner', () => {
       const json = JSON.stringify(array, null, space === '' ? undefined : space);
       const [found] = extractAllJson(`see ${json} here`);
       const expected: unknown[] = JSON.parse(json);
-      expect(found?.value).toEqual(expected);
-      (found?.value as unknown[]).forEach((v, i) => expect(Object.is(v, expected[i])).toBe(true));
+      const value = found?.value as unknown[];
+      expect(value).toEqual(expected);
+      for (const [i, v] of value.entries()) expect(Object.is(v, expected[i])).toBe(true);
     },
   );
 });

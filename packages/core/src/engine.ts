@@ -1,0 +1,50 @@
+/**
+ * What every push-based engine in core shares: the `write`/`end` shape, diagnostic counting,
+ * option checks and schema compilation from stream options. One place, so that the JSONL
+ * decoder, the salvage scanner and later engines cannot drift apart.
+ */
+
+import type { Diagnostic } from './diagnostics.js';
+import {
+  type CompiledSchema,
+  ConfigurationError,
+  ConfigurationErrorCode,
+  compileSchema,
+  type JsonSchema,
+} from './schema-validator.js';
+
+/** A push-based engine: `write` delivers what each chunk completes, `end` what the end decides. */
+export interface Engine<Stats> {
+  write(text: string): void;
+  end(): void;
+  readonly stats: Readonly<Stats>;
+}
+
+/** Counts of diagnostics by reason, as every engine's stats carry them. */
+export type DiagnosticCounts = Partial<Record<Diagnostic['reason'], number>>;
+
+export function countDiagnostic(counts: DiagnosticCounts, reason: Diagnostic['reason']): void {
+  counts[reason] = (counts[reason] ?? 0) + 1;
+}
+
+/** Throws ConfigurationError unless `value` is absent or a positive integer. */
+export function checkPositiveInteger(name: string, value: number | undefined, unit: string): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `${name} must be a positive integer (${unit}), got ${String(value)}`,
+    );
+  }
+}
+
+/** The validator for an engine's `schema` and `discriminator` options, if a schema is given. */
+export function validatorFor(options: {
+  readonly schema?: JsonSchema;
+  readonly discriminator?: string | false;
+}): CompiledSchema | undefined {
+  if (options.schema === undefined) return undefined;
+  return compileSchema(
+    options.schema,
+    options.discriminator === undefined ? {} : { discriminator: options.discriminator },
+  );
+}
