@@ -4,10 +4,20 @@ export {
   excerptAround,
   type SchemaError,
 } from './diagnostics.js';
+export {
+  createElementScanner,
+  type ElementOptions,
+  type ElementRecord,
+  type ElementScanner,
+  type ElementSink,
+  type ElementStats,
+  extractElements,
+  parseElementPath,
+} from './element-scanner.js';
 export type { DiagnosticCounts, Engine } from './engine.js';
 export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './extract-json.js';
 export { isFenceLine } from './fence.js';
-export { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
+export { JsonScanner, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './json-scanner.js';
 export {
   checkJsonlOptions,
   createJsonlDecoder,
@@ -37,6 +47,7 @@ export {
   ConfigurationError,
   ConfigurationErrorCode,
   compileSchema,
+  elementSchemaAt,
   formatSchemaErrors,
   type JsonSchema,
   type ValidationResult,

@@ -75,6 +75,20 @@ function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 }
 
+/**
+ * Structure events, with absolute positions (`base` + index). `depth` is the number of
+ * containers open around the value or key: 0 for the top-level value, 1 for the elements or
+ * members of the outermost container, and so on.
+ */
+export interface ScanEvents {
+  /** A value starts at `start` (its first character). */
+  valueStart(depth: number, start: number): void;
+  /** The value that started at this depth ended just before `end`. */
+  valueEnd(depth: number, end: number): void;
+  /** An object key: `text.slice(start, end)` is its JSON string, quotes included. */
+  key(depth: number, start: number, end: number): void;
+}
+
 export class JsonScanner {
   private state = VALUE;
   private readonly stack: number[] = [];
@@ -98,6 +112,16 @@ export class JsonScanner {
    */
   readonly children: number[] = [];
   private readonly openAt: number[] = [];
+
+  /** Value and key boundaries, for engines that follow the structure (element streams). */
+  events: ScanEvents | undefined;
+  private keyStart = 0;
+
+  /** The kind of the container open at `depth` (1 = outermost): `'object'`, `'array'` or undefined. */
+  containerAt(depth: number): 'object' | 'array' | undefined {
+    const kind = this.stack[depth - 1];
+    return kind === OBJECT ? 'object' : kind === ARRAY ? 'array' : undefined;
+  }
 
   /** Turns position tracking on (for salvage); takes effect from the next `reset()`. */
   track(): void {
@@ -185,7 +209,8 @@ export class JsonScanner {
   }
 
   /** A value just finished: either the top-level value is done or its container continues. */
-  private closeValue(): boolean {
+  private closeValue(end: number): boolean {
+    if (this.events !== undefined) this.events.valueEnd(this.stack.length, this.base + end);
     if (this.stack.length === 0) {
       this.state = DONE;
       return true;
@@ -228,10 +253,11 @@ export class JsonScanner {
           if (d === 0x22) {
             if (this.isKey) {
               this.isKey = false;
+              if (this.events !== undefined) this.events.key(this.stack.length, this.keyStart, this.base + i + 1);
               state = COLON;
             } else {
               this.state = state;
-              if (this.closeValue()) return i + 1;
+              if (this.closeValue(i + 1)) return i + 1;
               state = this.state;
             }
           } else if (d === 0x5c) {
@@ -296,7 +322,7 @@ export class JsonScanner {
             } else if ((c === 0x7d && top === OBJECT) || (c === 0x5d && top === ARRAY)) {
               this.pop(i);
               this.state = state;
-              if (this.closeValue()) return i + 1;
+              if (this.closeValue(i + 1)) return i + 1;
               state = this.state;
             } else {
               this.state = state;
@@ -307,11 +333,12 @@ export class JsonScanner {
           if (state === KEY_OR_OBJECT_END || state === KEY) {
             if (c === 0x22) {
               this.isKey = true;
+              this.keyStart = this.base + i;
               state = STRING;
             } else if (c === 0x7d && state === KEY_OR_OBJECT_END) {
               this.pop(i);
               this.state = state;
-              if (this.closeValue()) return i + 1;
+              if (this.closeValue(i + 1)) return i + 1;
               state = this.state;
             } else {
               this.state = state;
@@ -323,10 +350,11 @@ export class JsonScanner {
           if (c === 0x5d && state === VALUE_OR_ARRAY_END) {
             this.pop(i);
             this.state = state;
-            if (this.closeValue()) return i + 1;
+            if (this.closeValue(i + 1)) return i + 1;
             state = this.state;
             break;
           }
+          if (this.events !== undefined) this.events.valueStart(this.stack.length, this.base + i);
           switch (c) {
             case 0x7b:
               this.stack.push(OBJECT);
@@ -379,7 +407,7 @@ export class JsonScanner {
           }
           if (++this.literalIndex === this.literal.length) {
             this.state = state;
-            if (this.closeValue()) return i + 1;
+            if (this.closeValue(i + 1)) return i + 1;
             state = this.state;
           }
           break;
@@ -434,7 +462,7 @@ export class JsonScanner {
           }
           // Any other character ends the number; it is then read as what follows a value.
           this.state = state;
-          if (this.closeValue()) return i;
+          if (this.closeValue(i)) return i;
           state = this.state;
           i--;
           break;

@@ -358,6 +358,42 @@ function buildSelector(
   return new Function(...parameters, body)(...validators) as (value: Record<string, unknown>) => number;
 }
 
+/**
+ * The schema of the elements of the array at `path` (object keys from the root) inside a
+ * document schema: `properties` along the path, then `items`, following local `$ref`s. The
+ * document's `$defs`/`definitions` are carried over so local references keep resolving.
+ * Throws ConfigurationError when the schema does not describe such an array.
+ */
+export function elementSchemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema {
+  if (typeof schema === 'boolean') return schema;
+  let node: unknown = schema;
+  for (const key of path) {
+    node = resolveLocal(schema, node);
+    const properties = isObject(node) ? node.properties : undefined;
+    if (!isObject(properties) || !Object.hasOwn(properties, key)) {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.schemaInvalid,
+        `the schema has no "properties" entry for "${key}" on the path $.${path.join('.')}`,
+      );
+    }
+    node = properties[key];
+  }
+  node = resolveLocal(schema, node);
+  const items = isObject(node) ? node.items : undefined;
+  if (!isObject(items) && typeof items !== 'boolean') {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.schemaInvalid,
+      `the schema has no single "items" schema for the array at $${path.map((k) => `.${k}`).join('')}`,
+    );
+  }
+  if (typeof items === 'boolean') return items;
+  const carried: Record<string, unknown> = { ...items };
+  for (const keyword of ['$schema', '$defs', 'definitions'] as const) {
+    if (schema[keyword] !== undefined && carried[keyword] === undefined) carried[keyword] = schema[keyword];
+  }
+  return carried;
+}
+
 const cache = new WeakMap<object, Map<string, CompiledSchema>>();
 const booleanSchemas = new Map<string, CompiledSchema>();
 

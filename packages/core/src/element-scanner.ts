@@ -1,0 +1,302 @@
+/**
+ * Element scanner: emits each element of a JSON array — the top-level array, or the array at
+ * a path of object keys such as `$.items` — as soon as that element is complete, while the
+ * document is still streaming in.
+ *
+ * Contract: `write(text)` delivers every element the chunk completes, `{ value, index, start,
+ * end }` where `text.slice(start, end)` is the element's JSON; `end()` reports what the end of
+ * input decides. An answer cut off at the token limit therefore still yields every complete
+ * element, followed by one `truncated` diagnostic. Text before the document's first `{` or
+ * `[` (prose, a fence line) is skipped; text after the document is ignored.
+ *
+ * Invariants:
+ * 1. Chunking does not matter (values, offsets and diagnostics depend on the text only).
+ * 2. Truncation yields a prefix: a cut text yields a prefix of the whole text's elements.
+ * 3. Linear work and bounded memory: the document is scanned once by the shared
+ *    `JsonScanner`; the text kept is the element in flight (at most `maxElementLength`
+ *    characters) plus a short tail for object keys.
+ */
+
+import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
+import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
+import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
+import { ConfigurationError, ConfigurationErrorCode, elementSchemaAt, type JsonSchema } from './schema-validator.js';
+
+export interface ElementOptions {
+  /** Where the array is: `$` (the document itself, default) or `$.key.key…`. */
+  readonly path?: string;
+  /** Schema of the whole document: each element is validated against its `items` at `path`. */
+  readonly schema?: JsonSchema;
+  /** Schema of each element (instead of deriving it from `schema`). */
+  readonly elementSchema?: JsonSchema;
+  /** Discriminator for a `oneOf` element schema (detected by default; `false` for off). */
+  readonly discriminator?: string | false;
+  /** Longest element kept, in UTF-16 code units. Default 8 MiB; a longer one is `too-long`. */
+  readonly maxElementLength?: number;
+}
+
+export interface ElementRecord {
+  readonly value: unknown;
+  /** Position of the element in the array (counting elements that failed validation). */
+  readonly index: number;
+  readonly start: number;
+  readonly end: number;
+  readonly branch?: string;
+}
+
+export interface ElementSink {
+  value(element: ElementRecord): void;
+  diagnostic(diagnostic: Diagnostic): void;
+}
+
+export interface ElementStats {
+  characters: number;
+  /** Elements seen (complete ones, valid or not). */
+  elements: number;
+  /** Elements delivered. */
+  values: number;
+  diagnostics: DiagnosticCounts;
+}
+
+export type ElementScanner = Engine<ElementStats>;
+
+const KEY_TAIL = 1024;
+
+/** Parses `$`, `$.a`, `$.a.b` into its keys. */
+export function parseElementPath(path: string): string[] {
+  if (path === '$') return [];
+  if (!/^\$(\.[A-Za-z_$][\w$-]*)+$/.test(path)) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `path must be "$" or "$.key" with dot-separated keys (letters, digits, _, $, -), got ${JSON.stringify(path)}`,
+    );
+  }
+  return path.slice(2).split('.');
+}
+
+class Scanner implements ElementScanner, ScanEvents {
+  readonly stats: ElementStats = { characters: 0, elements: 0, values: 0, diagnostics: {} };
+  private readonly sink: ElementSink;
+  private readonly keys: readonly string[];
+  private readonly depth: number; // depth of the elements: keys.length + 1
+  private readonly path: string;
+  private readonly validator;
+  private readonly maxElementLength: number;
+  private readonly json = new JsonScanner();
+
+  private retained = '';
+  private retainedBase = 0;
+  private received = 0;
+  private started = false; // the document's first bracket was seen
+  private finished = false; // the document ended, or scanning stopped at an error
+  private readonly currentKey: (string | undefined)[] = [];
+  private elementStart = -1; // start of the element in flight, -1 when none
+  private arraySeen = false;
+
+  constructor(options: ElementOptions, sink: ElementSink) {
+    this.path = options.path ?? '$';
+    this.keys = parseElementPath(this.path);
+    this.depth = this.keys.length + 1;
+    checkPositiveInteger('maxElementLength', options.maxElementLength, 'characters');
+    this.maxElementLength = options.maxElementLength ?? 8 * 1024 * 1024;
+    const elementSchema =
+      options.elementSchema ?? (options.schema === undefined ? undefined : elementSchemaAt(options.schema, this.keys));
+    this.validator = validatorFor(
+      elementSchema === undefined
+        ? {}
+        : options.discriminator === undefined
+          ? { schema: elementSchema }
+          : { schema: elementSchema, discriminator: options.discriminator },
+    );
+    this.sink = sink;
+    this.json.events = this;
+  }
+
+  write(text: string): void {
+    if (text.length === 0 || this.finished) {
+      this.received += text.length;
+      this.stats.characters += text.length;
+      return;
+    }
+    let base = this.received;
+    this.received += text.length;
+    this.stats.characters += text.length;
+    if (!this.started) {
+      const first = text.search(/[[{]/);
+      if (first < 0) return;
+      this.started = true;
+      text = text.slice(first);
+      base += first;
+    }
+    this.retained += text;
+    if (this.retainedBase + this.retained.length !== this.received) {
+      // Text before the document was never kept: the retained text starts at the document.
+      this.retainedBase = this.received - this.retained.length;
+    }
+    this.json.base = base;
+    const end = this.json.scan(text, 0);
+    if (end === SCAN_ERROR) {
+      this.stop(base + this.json.errorIndex);
+    } else if (end >= 0) {
+      this.finished = true;
+      if (!this.arraySeen) {
+        this.report(DiagnosticReason.schema, base + end, `the document has no array at ${this.path}`, '');
+      }
+    } else if (!this.finished && this.elementStart >= 0 && this.received - this.elementStart > this.maxElementLength) {
+      this.tooLong();
+    }
+    this.compact();
+  }
+
+  end(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (!this.started) {
+      this.report(DiagnosticReason.truncated, this.received, `no JSON array found (${this.path})`, '');
+      return;
+    }
+    const inElement = this.elementStart >= 0;
+    const at = inElement ? this.elementStart : this.received;
+    const message = inElement
+      ? `input ended inside element ${this.stats.elements} of the array at ${this.path}; the ${this.stats.elements} complete elements before it were emitted`
+      : this.arraySeen
+        ? `input ended before the array at ${this.path} closed; its ${this.stats.elements} complete elements were emitted`
+        : `input ended before an array at ${this.path} started`;
+    this.report(DiagnosticReason.truncated, at, message, inElement ? this.slice(at, at + 200) : '');
+  }
+
+  // ---- scanner events -------------------------------------------------------------------
+
+  valueStart(depth: number, start: number): void {
+    if (depth !== this.depth || this.elementStart >= 0 || this.finished || !this.onPath()) return;
+    this.elementStart = start;
+  }
+
+  valueEnd(depth: number, end: number): void {
+    if (depth !== this.depth || this.elementStart < 0 || this.finished) return;
+    if (end - this.elementStart > this.maxElementLength) {
+      this.tooLong();
+      return;
+    }
+    const start = this.elementStart;
+    this.elementStart = -1;
+    const index = this.stats.elements++;
+    const text = this.slice(start, end);
+    const value: unknown = JSON.parse(text);
+    if (this.validator !== undefined) {
+      const result = this.validator.validate(value);
+      if (!result.valid) {
+        this.count(DiagnosticReason.schema);
+        this.sink.diagnostic({
+          reason: DiagnosticReason.schema,
+          offset: start,
+          excerpt: excerptAround(text),
+          message: `element ${index}: ${result.message}`,
+          errors: result.errors,
+          ...(result.branch === undefined ? {} : { branch: result.branch }),
+        });
+        return;
+      }
+      this.emit(
+        result.branch === undefined
+          ? { value, index, start, end }
+          : { value, index, start, end, branch: result.branch },
+      );
+      return;
+    }
+    this.emit({ value, index, start, end });
+  }
+
+  key(depth: number, start: number, end: number): void {
+    if (depth >= this.depth) return;
+    const text = start >= this.retainedBase ? this.slice(start, end) : undefined;
+    this.currentKey[depth] = text === undefined ? undefined : (JSON.parse(text) as string);
+  }
+
+  /** True when the containers down to the elements' array follow the path (up to `depth`). */
+  private onPath(depth = this.depth): boolean {
+    const json = this.json;
+    for (let d = 1; d < depth; d++) {
+      if (json.containerAt(d) !== 'object' || this.currentKey[d] !== this.keys[d - 1]) return false;
+    }
+    if (depth === this.depth) {
+      if (json.containerAt(this.depth) !== 'array') return false;
+      this.arraySeen = true;
+    }
+    return true;
+  }
+
+  // ---- helpers --------------------------------------------------------------------------
+
+  private emit(record: ElementRecord): void {
+    this.stats.values++;
+    this.sink.value(record);
+  }
+
+  private stop(at: number): void {
+    this.finished = true;
+    const message = this.json.errorMessage;
+    this.report(
+      DiagnosticReason.syntax,
+      at,
+      `the document is not valid JSON at offset ${at}: ${message}; the ${this.stats.elements} complete elements before it were emitted`,
+      // Up to the failing character: what follows it depends on how the text was chunked.
+      this.slice(Math.max(this.retainedBase, at - 60), at + 1),
+    );
+  }
+
+  private tooLong(): void {
+    this.finished = true;
+    const start = this.elementStart;
+    this.elementStart = -1;
+    this.report(
+      DiagnosticReason.tooLong,
+      start,
+      `element ${this.stats.elements} is longer than maxElementLength (${this.maxElementLength} characters); scanning stopped`,
+      this.slice(start, start + Math.min(200, this.maxElementLength + 1)),
+    );
+  }
+
+  private report(reason: Diagnostic['reason'], offset: number, message: string, excerptText: string): void {
+    this.count(reason);
+    this.sink.diagnostic({ reason, offset, excerpt: excerptAround(excerptText), message });
+  }
+
+  private count(reason: Diagnostic['reason']): void {
+    countDiagnostic(this.stats.diagnostics, reason);
+  }
+
+  private slice(from: number, to: number): string {
+    return this.retained.slice(Math.max(0, from - this.retainedBase), Math.max(0, to - this.retainedBase));
+  }
+
+  /** Keeps the element in flight, or a short tail for keys that straddle chunks. */
+  private compact(): void {
+    const keep = this.elementStart >= 0 ? this.elementStart : Math.max(this.retainedBase, this.received - KEY_TAIL);
+    if (keep - this.retainedBase > 4096 || (this.finished && this.retained.length > 0)) {
+      this.retained = this.finished ? '' : this.retained.slice(keep - this.retainedBase);
+      this.retainedBase = this.finished ? this.received : keep;
+    }
+  }
+}
+
+/** Creates a push-based element scanner. Throws ConfigurationError for a broken configuration. */
+export function createElementScanner(options: ElementOptions, sink: ElementSink): ElementScanner {
+  return new Scanner(options, sink);
+}
+
+/** Every complete element of the array at `options.path` in `text`, with diagnostics. */
+export function extractElements(
+  text: string,
+  options: ElementOptions = {},
+): { values: unknown[]; records: ElementRecord[]; diagnostics: Diagnostic[] } {
+  const records: ElementRecord[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const scanner = createElementScanner(options, {
+    value: (record) => records.push(record),
+    diagnostic: (d) => diagnostics.push(d),
+  });
+  scanner.write(text);
+  scanner.end();
+  return { values: records.map((r) => r.value), records, diagnostics };
+}

@@ -1,0 +1,137 @@
+import { test as fcTest } from '@fast-check/vitest';
+import {
+  ConfigurationError,
+  createElementScanner,
+  type Diagnostic,
+  type ElementOptions,
+  type ElementRecord,
+  extractElements,
+} from '@llmjson/core';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { everyChunkSize, numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
+
+function run(chunks: readonly string[], options: ElementOptions = {}) {
+  const records: ElementRecord[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const scanner = createElementScanner(options, {
+    value: (r) => records.push(r),
+    diagnostic: (d) => diagnostics.push(d),
+  });
+  for (const chunk of chunks) scanner.write(chunk);
+  scanner.end();
+  return { values: records.map((r) => r.value), records, diagnostics };
+}
+
+/** Whole and at every chunk size 1..64; asserts they agree and that offsets slice the element JSON. */
+function elements(text: string, options: ElementOptions = {}) {
+  const whole = run([text], options);
+  for (const [label, chunks] of everyChunkSize(text)) expect(run(chunks, options), label).toEqual(whole);
+  expect(extractElements(text, options)).toEqual(whole);
+  for (const r of whole.records) expect(JSON.parse(text.slice(r.start, r.end))).toEqual(r.value);
+  return whole;
+}
+
+describe('element scanner', () => {
+  test('each element of the top-level array, as it completes', () => {
+    const r = elements('[{"a": 1}, 2, "three", [4], null, {"b": {"c": [5]}}]');
+    expect(r.values).toEqual([{ a: 1 }, 2, 'three', [4], null, { b: { c: [5] } }]);
+    expect(r.records.map((x) => x.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(r.diagnostics).toEqual([]);
+  });
+
+  test('an element is delivered in the write that completes it, before the array closes', () => {
+    const seen: unknown[] = [];
+    const scanner = createElementScanner({}, { value: (r) => seen.push(r.value), diagnostic: () => {} });
+    scanner.write('[{"a": 1}, {"b"');
+    expect(seen).toEqual([{ a: 1 }]);
+    scanner.write(': 2}');
+    expect(seen).toEqual([{ a: 1 }, { b: 2 }]);
+  });
+
+  test('a truncated array yields its complete elements and one truncated diagnostic', () => {
+    const r = elements('Here you go:\n```json\n[\n  {"id": 1},\n  {"id": 2},\n  {"id": 3, "na');
+    expect(r.values).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(r.diagnostics.map((d) => d.reason)).toEqual(['truncated']);
+    expect(r.diagnostics[0]?.message).toMatch(/inside element 2/);
+  });
+
+  test('the array at a path of keys; other arrays are ignored', () => {
+    const text = '{"meta": [9, 9], "title": "x", "items": [{"n": 1}, {"n": [2, 3]}], "after": [7]}';
+    expect(elements(text, { path: '$.items' }).values).toEqual([{ n: 1 }, { n: [2, 3] }]);
+    const nested = '{"data": {"rows": [1, 2], "other": [3]}, "rows": [4]}';
+    expect(elements(nested, { path: '$.data.rows' }).values).toEqual([1, 2]);
+  });
+
+  test('elements are validated against the items schema at the path, with dispatch', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        items: {
+          type: 'array',
+          items: {
+            oneOf: [
+              { type: 'object', properties: { type: { const: 'a' }, n: { type: 'integer' } }, required: ['type', 'n'] },
+              { type: 'object', properties: { type: { const: 'b' } }, required: ['type'] },
+            ],
+          },
+        },
+      },
+    };
+    const r = elements('{"items": [{"type": "a", "n": 1}, {"type": "a", "n": "x"}, {"type": "b"}]}', {
+      path: '$.items',
+      schema,
+    });
+    expect(r.values).toEqual([{ type: 'a', n: 1 }, { type: 'b' }]);
+    expect(r.records.map((x) => [x.index, x.branch])).toEqual([
+      [0, 'a'],
+      [2, 'b'],
+    ]);
+    expect(r.diagnostics).toMatchObject([
+      { reason: 'schema', branch: 'a', message: 'element 1: branch "a": at /n: must be integer' },
+    ]);
+  });
+
+  test('a syntax error stops the scan; the elements before it stand', () => {
+    const r = elements('[1, 2, oops, 3]');
+    expect(r.values).toEqual([1, 2]);
+    expect(r.diagnostics.map((d) => [d.reason, d.offset])).toEqual([['syntax', 7]]);
+  });
+
+  test('no array where the path says', () => {
+    expect(elements('{"a": 1}').diagnostics.map((d) => d.reason)).toEqual(['schema']);
+    expect(elements('no json here').diagnostics.map((d) => d.reason)).toEqual(['truncated']);
+    expect(elements('{"items": 3}', { path: '$.items' }).diagnostics.map((d) => d.reason)).toEqual(['schema']);
+  });
+
+  test('a too-long element stops the scan', () => {
+    const r = elements(`[1, "${'x'.repeat(100)}", 3]`, { maxElementLength: 50 });
+    expect(r.values).toEqual([1]);
+    expect(r.diagnostics.map((d) => d.reason)).toEqual(['too-long']);
+  });
+
+  test('configuration errors', () => {
+    expect(() => createElementScanner({ path: 'items' }, { value() {}, diagnostic() {} })).toThrow(ConfigurationError);
+    expect(() =>
+      createElementScanner({ path: '$.a', schema: { type: 'object' } }, { value() {}, diagnostic() {} }),
+    ).toThrow(/no "properties" entry for "a"/);
+  });
+
+  fcTest.prop([fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 8 })], { numRuns })(
+    'elements equal JSON.parse of the whole array under any chunking, and a cut yields a prefix',
+    (array) => {
+      const text = JSON.stringify(array, null, 1);
+      const expected = JSON.parse(text) as unknown[];
+      const whole = run([text]);
+      expect(whole.values).toEqual(expected);
+      fc.assert(
+        fc.property(splitPoints(text.length), fc.nat({ max: text.length }), (points, cut) => {
+          expect(run(splitAt(text, points))).toEqual(whole);
+          const cutValues = run([text.slice(0, cut)]).values;
+          expect(cutValues).toEqual(expected.slice(0, cutValues.length));
+        }),
+        { numRuns: 10 },
+      );
+    },
+  );
+});
