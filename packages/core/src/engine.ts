@@ -37,6 +37,16 @@ export function checkPositiveInteger(name: string, value: number | undefined, un
   }
 }
 
+/** Throws ConfigurationError unless a stream's `highWaterMark` is absent or a non-negative integer. */
+export function checkHighWaterMark(value: number | undefined): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `highWaterMark must be a non-negative integer (values), got ${String(value)}`,
+    );
+  }
+}
+
 /** The validator for an engine's `schema` and `discriminator` options, if a schema is given. */
 export function validatorFor(options: {
   readonly schema?: JsonSchema;

@@ -505,7 +505,9 @@ class Decoder implements JsonlDecoder {
       );
       return;
     }
-    if (!startsLikeJson(c)) return this.reject(line, lineNo, offset, i, final);
+    // `true,` / `null ,`: a literal may carry a trailing comma too (the scanner decides).
+    if (!startsLikeJson(c) && c !== 0x74 && c !== 0x66 && c !== 0x6e)
+      return this.reject(line, lineNo, offset, i, final);
     const scanner = this.scanner;
     scanner.reset();
     const end = scanner.scan(line, i);

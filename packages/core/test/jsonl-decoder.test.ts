@@ -151,6 +151,18 @@ describe('recoveries', () => {
     expect(r.stats.valueLines).toBe(2);
   });
 
+  test('a literal with a trailing comma is recovered like any value, also inside an array per line', () => {
+    const r = decode('true,\nnull ,\n[\n  true,\n  false\n]\n');
+    expect(r.values).toEqual([true, null, true, false]);
+    expect(r.diagnostics.map((d) => [d.reason, d.line])).toEqual([
+      ['recovered', 1],
+      ['recovered', 2],
+      ['recovered', 3],
+      ['recovered', 6],
+    ]);
+    expect(brief(decode('true story,\n'))).toEqual([['prose', 1, 1]]);
+  });
+
   test('an array written one element per line emits each element', () => {
     const r = decode('[\n{"a":1},\n{"b":2},\n{"c":3}\n]\n{"d":4}\n');
     expect(r.values).toEqual([{ a: 1 }, { b: 2 }, { c: 3 }, { d: 4 }]);

@@ -10,7 +10,7 @@
  */
 
 import { Transform, type TransformCallback } from 'node:stream';
-import type { Diagnostic } from '@llmjson/core';
+import { checkHighWaterMark, type Diagnostic } from '@llmjson/core';
 
 /** A core engine: push-based, synchronous. */
 export interface TextEngine {
@@ -39,6 +39,7 @@ export function createTextTransform<E extends TextEngine>(
   options: TextTransformOptions,
   create: (output: EngineOutput) => E,
 ): { stream: Transform; engine: E } {
+  checkHighWaterMark(options.highWaterMark);
   const utf8 = new TextDecoder('utf-8');
   let bytesPending = false;
   let engine: E;

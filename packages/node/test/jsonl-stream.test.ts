@@ -105,6 +105,8 @@ describe('createJsonlStream', () => {
       ConfigurationError,
     );
     expect(() => createJsonlStream({ maxLineLength: -1 })).toThrow(/maxLineLength/);
+    expect(() => createJsonlStream({ highWaterMark: -1 })).toThrow(ConfigurationError);
+    expect(() => createJsonlStream({ highWaterMark: 1.5 })).toThrow(/highWaterMark must be a non-negative integer/);
     expect(() => createJsonlStream({ schema: { oneOf: [] }, discriminator: 'type' })).toThrow(ConfigurationError);
   });
 

@@ -1,0 +1,17 @@
+export {
+  ConfigurationError,
+  ConfigurationErrorCode,
+  type Diagnostic,
+  DiagnosticReason,
+  type ElementRecord,
+  type ElementStats,
+  type JsonlRecord,
+  type JsonlStats,
+  type JsonSchema,
+  type SalvagedValue,
+  type SalvageSource,
+  type SalvageStats,
+} from '@llmjson/core';
+export { createElementStream, type ElementStream, type ElementStreamOptions } from './element-stream.js';
+export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';
+export { createSalvageStream, type SalvageStream, type SalvageStreamOptions } from './salvage-stream.js';

@@ -1,0 +1,46 @@
+/**
+ * Web adapter for the JSONL decoder: validated values (or records) in order on the readable
+ * side, diagnostics through `onDiagnostic`. Bad input never errors the stream; a broken
+ * configuration throws from `createJsonlStream` before any input is read.
+ */
+
+import {
+  createJsonlDecoder,
+  type JsonlDecoder,
+  type JsonlOptions,
+  type JsonlRecord,
+  type JsonlStats,
+} from '@llmjson/core';
+import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
+
+export interface JsonlStreamOptions extends JsonlOptions, TextTransformOptions {
+  /**
+   * Emit `{ value, line, endLine, offset, branch? }` records instead of plain values.
+   * Default `false`. A JSON `null` line is delivered as `null` in both modes (a WHATWG stream
+   * can enqueue `null`); the Node stream instead drops it in plain mode with a `null-value`
+   * diagnostic. `nullValue: 'report'` selects the Node behaviour here too.
+   */
+  readonly records?: boolean;
+}
+
+export interface JsonlStream<T = unknown> extends TransformStream<string | Uint8Array, T> {
+  /** Counts of lines, values and diagnostics by reason, updated as the stream runs. */
+  readonly stats: Readonly<JsonlStats>;
+}
+
+/** Creates a JSONL TransformStream. Throws ConfigurationError for an invalid schema or option. */
+export function createJsonlStream(options: JsonlStreamOptions & { readonly records: true }): JsonlStream<JsonlRecord>;
+export function createJsonlStream(options?: JsonlStreamOptions): JsonlStream;
+export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream<unknown> {
+  const records = options.records === true;
+  const { stream, engine } = createTextTransformStream<unknown, JsonlDecoder>(options, (output) =>
+    createJsonlDecoder(options, {
+      value(value, info) {
+        output.enqueue(records ? ({ value, ...info } satisfies JsonlRecord) : value);
+      },
+      diagnostic: output.diagnostic,
+    }),
+  );
+  Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
+  return stream as JsonlStream;
+}

@@ -1,0 +1,87 @@
+/**
+ * The one Web adapter shape every llmjson stream uses: a TransformStream whose writable side
+ * takes strings or Uint8Arrays and whose readable side carries values.
+ *
+ * It does three things: decodes bytes with one stateful UTF-8 decoder (a character split
+ * across chunks decodes correctly; a string after bytes flushes the pending bytes first; the
+ * decoder is flushed at the end), forwards text to a core engine's `write`/`end`, and lets the
+ * engine enqueue results and report diagnostics. An exception from the engine or from a user
+ * callback goes to `controller.error()`: both sides of the stream error with it.
+ */
+
+import { checkHighWaterMark, type Diagnostic } from '@llmjson/core';
+
+/** A core engine: push-based, synchronous. */
+export interface TextEngine {
+  write(text: string): void;
+  end(): void;
+}
+
+export interface TextTransformOptions {
+  /** Readable-side queue, in values. Default 16 (as on the Node stream). */
+  readonly highWaterMark?: number;
+  /** Called with each diagnostic, in order, as the engine reports it. */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+}
+
+export interface EngineOutput<T> {
+  /** Enqueues a value on the readable side. */
+  enqueue(value: T): void;
+  /** Reports a diagnostic through the `onDiagnostic` callback. */
+  diagnostic(diagnostic: Diagnostic): void;
+}
+
+const STREAMING = { stream: true } as const;
+const DEFAULT_HIGH_WATER_MARK = 16;
+
+/** Builds the TransformStream around the engine that `create` makes (and may throw from). */
+export function createTextTransformStream<T, E extends TextEngine>(
+  options: TextTransformOptions,
+  create: (output: EngineOutput<T>) => E,
+): { stream: TransformStream<string | Uint8Array, T>; engine: E } {
+  checkHighWaterMark(options.highWaterMark);
+  const highWaterMark = options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK;
+  const onDiagnostic = options.onDiagnostic;
+  // Set by `start`, which the TransformStream constructor calls before any chunk arrives.
+  let controller: TransformStreamDefaultController<T> | undefined;
+  const engine = create({
+    enqueue: (value) => controller?.enqueue(value),
+    diagnostic: (diagnostic) => onDiagnostic?.(diagnostic),
+  });
+  const utf8 = new TextDecoder('utf-8');
+  let bytesPending = false;
+  const stream = new TransformStream<string | Uint8Array, T>(
+    {
+      start(c) {
+        controller = c;
+      },
+      transform(chunk, c) {
+        try {
+          if (typeof chunk === 'string') {
+            if (bytesPending) {
+              engine.write(utf8.decode());
+              bytesPending = false;
+            }
+            engine.write(chunk);
+          } else {
+            engine.write(utf8.decode(chunk, STREAMING));
+            bytesPending = true;
+          }
+        } catch (error) {
+          c.error(error);
+        }
+      },
+      flush(c) {
+        try {
+          if (bytesPending) engine.write(utf8.decode());
+          engine.end();
+        } catch (error) {
+          c.error(error);
+        }
+      },
+    },
+    undefined,
+    { highWaterMark },
+  );
+  return { stream, engine };
+}
