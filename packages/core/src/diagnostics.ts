@@ -21,6 +21,8 @@ export const DiagnosticReason = {
   truncated: 'truncated',
   /** A line (or multi-line value) longer than `maxLineLength`; its text was discarded. */
   tooLong: 'too-long',
+  /** A value nested deeper than `maxDepth`. */
+  tooDeep: 'too-deep',
   /** Input that was accepted after a documented recovery (trailing comma, joined lines...). */
   recovered: 'recovered',
   /** A JSON `null` where the consumer cannot receive one (Node object-mode streams). */

@@ -33,6 +33,8 @@ export interface ElementOptions {
   readonly discriminator?: string | false;
   /** Longest element kept, in UTF-16 code units. Default 8 MiB; a longer one is `too-long`. */
   readonly maxElementLength?: number;
+  /** Deepest nesting accepted in the document. Default 512; deeper is `too-deep` and stops the scan. */
+  readonly maxDepth?: number;
 }
 
 export interface ElementRecord {
@@ -110,6 +112,8 @@ class Scanner implements ElementScanner, ScanEvents {
     );
     this.sink = sink;
     this.json.events = this;
+    checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
+    this.json.maxDepth = options.maxDepth ?? 512;
   }
 
   write(text: string): void {
@@ -237,7 +241,7 @@ class Scanner implements ElementScanner, ScanEvents {
     this.finished = true;
     const message = this.json.errorMessage;
     this.report(
-      DiagnosticReason.syntax,
+      this.json.depthExceeded ? DiagnosticReason.tooDeep : DiagnosticReason.syntax,
       at,
       `the document is not valid JSON at offset ${at}: ${message}; the ${this.stats.elements} complete elements before it were emitted`,
       // Up to the failing character: what follows it depends on how the text was chunked.

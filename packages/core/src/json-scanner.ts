@@ -113,6 +113,19 @@ export class JsonScanner {
   readonly children: number[] = [];
   private readonly openAt: number[] = [];
 
+  /**
+   * Deepest nesting accepted (containers open at once). Beyond it the scan fails with
+   * `depthExceeded` set. Default: unlimited (the stack is an array, never the call stack).
+   */
+  maxDepth = Number.POSITIVE_INFINITY;
+  /** True when the last failure was nesting deeper than `maxDepth`. */
+  depthExceeded = false;
+
+  private tooDeep(index: number): number {
+    this.depthExceeded = true;
+    return this.fail(index, `nesting deeper than maxDepth (${this.maxDepth})`);
+  }
+
   /** Value and key boundaries, for engines that follow the structure (element streams). */
   events: ScanEvents | undefined;
   private keyStart = 0;
@@ -164,6 +177,7 @@ export class JsonScanner {
     }
     this.isKey = false;
     this.unicodeLeft = 0;
+    this.depthExceeded = false;
     this.errorMessage = '';
   }
 
@@ -357,11 +371,19 @@ export class JsonScanner {
           if (this.events !== undefined) this.events.valueStart(this.stack.length, this.base + i);
           switch (c) {
             case 0x7b:
+              if (this.stack.length >= this.maxDepth) {
+                this.state = state;
+                return this.tooDeep(i);
+              }
               this.stack.push(OBJECT);
               if (this.tracking) this.openAt.push(this.base + i);
               state = KEY_OR_OBJECT_END;
               break;
             case 0x5b:
+              if (this.stack.length >= this.maxDepth) {
+                this.state = state;
+                return this.tooDeep(i);
+              }
               this.stack.push(ARRAY);
               if (this.tracking) this.openAt.push(this.base + i);
               state = VALUE_OR_ARRAY_END;

@@ -110,6 +110,18 @@ describe('element scanner', () => {
     expect(r.diagnostics.map((d) => d.reason)).toEqual(['too-long']);
   });
 
+  test('nesting deeper than maxDepth stops the scan with too-deep, never a stack overflow', () => {
+    const deep = `[1, ${'['.repeat(600)}${']'.repeat(600)}, 3]`;
+    const r = elements(deep);
+    expect(r.values).toEqual([1]);
+    expect(r.diagnostics.map((d) => d.reason)).toEqual(['too-deep']);
+    expect(r.diagnostics[0]?.message).toMatch(/maxDepth \(512\)/);
+    expect(elements(deep, { maxDepth: 1000 }).values).toHaveLength(3);
+    expect(elements(`[${'['.repeat(200_000)}`, { maxDepth: 1_000_000 }).diagnostics.map((d) => d.reason)).toEqual([
+      'truncated',
+    ]);
+  });
+
   test('configuration errors', () => {
     expect(() => createElementScanner({ path: 'items' }, { value() {}, diagnostic() {} })).toThrow(ConfigurationError);
     expect(() =>
