@@ -5,7 +5,8 @@
  *
  * Layers, compared within themselves:
  * - `ceiling`: `JSON.parse` on lines split before the clock starts (or on one valid document
- *   as large as the salvage input), the native limit;
+ *   as large as the salvage input, or on the whole document whose array elements streams
+ *   emit), the native limit;
  * - `direct`: `JSON.parse` on pre-split lines with a validator called directly (llmjson's
  *   compiled schema, or the user's own switch on `type` over per-branch ajv validators);
  * - `engine`: synchronous parsers fed decoded text chunks or the whole text (llmjson core,
@@ -20,21 +21,28 @@ import { type Duplex, Readable, Transform, Writable } from 'node:stream';
 import {
   type CompileOptions,
   compileSchema,
+  createElementScanner,
   createJsonlDecoder,
   createSalvageScanner,
+  type ElementOptions,
+  type ElementRecord,
   extractAllJson,
+  extractElements,
   extractJson,
   type JsonlOptions,
   type JsonlStats,
   type JsonSchema,
 } from '@llmjson/core';
-import { createJsonlStream, type JsonlStreamOptions } from '@llmjson/node';
+import { createElementStream, createJsonlStream, type JsonlStreamOptions } from '@llmjson/node';
 import { JSONParser } from '@streamparser/json';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse as bestEffortParse, disableErrorLogging } from 'best-effort-json-parser';
 import { jsonrepair } from 'jsonrepair';
 import split2 from 'split2';
+import StreamJson from 'stream-json';
+import Pick from 'stream-json/filters/Pick.js';
 import JsonlParser from 'stream-json/jsonl/Parser.js';
+import StreamArray from 'stream-json/streamers/StreamArray.js';
 import type { StreamChunk } from './inputs.js';
 
 export const Layer = {
@@ -238,13 +246,15 @@ export function streamparserJson(chunks: readonly string[], check?: Check): Entr
 
 /**
  * Writes `chunks` into a Transform piped into the cheapest object-mode Writable (which keeps
- * what arrives, through `map`), and resolves when the Writable finishes. The chunks are
+ * what arrives, through `map`), and resolves when the Writable finishes. `stages` are piped
+ * between the Transform and the Writable, in order (a stream-json pipeline). The chunks are
  * written synchronously, so the figure is the stream's own cost, not the event loop's.
  */
 export function drive(
   stream: Duplex,
   chunks: readonly StreamChunk[],
   map?: (out: unknown) => unknown,
+  stages: readonly Duplex[] = [],
 ): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
     const values: unknown[] = [];
@@ -263,8 +273,13 @@ export function drive(
             },
     });
     sink.on('finish', () => resolve(values));
+    let tail: Duplex = stream;
     stream.on('error', reject);
-    stream.pipe(sink);
+    for (const stage of stages) {
+      stage.on('error', reject);
+      tail = tail.pipe(stage);
+    }
+    tail.pipe(sink);
     process.nextTick(() => {
       for (const chunk of chunks) stream.write(chunk);
       stream.end();
@@ -526,5 +541,101 @@ export function jsonrepairParse(text: string): Entrant {
     layer: Layer.engine,
     ours: false,
     run: () => [JSON.parse(jsonrepair(text))],
+  };
+}
+
+/** `JSON.parse` of the whole document, then its `items`: the ceiling of the elements scenario. */
+export function nativeItems(text: string): Entrant {
+  return {
+    name: 'JSON.parse of the whole document, then .items',
+    layer: Layer.ceiling,
+    ours: false,
+    run: () => (JSON.parse(text) as { items: unknown[] }).items,
+  };
+}
+
+/** llmjson's core element scanner fed text chunks; the values of the elements it emits. */
+export function llmjsonElementScanner(
+  chunks: readonly string[],
+  options: ElementOptions,
+  name = 'llmjson createElementScanner',
+): Entrant {
+  return {
+    name,
+    layer: Layer.engine,
+    ours: true,
+    run() {
+      const values: unknown[] = [];
+      const scanner = createElementScanner(options, {
+        value(record) {
+          values.push(record.value);
+        },
+        diagnostic() {},
+      });
+      for (const chunk of chunks) scanner.write(chunk);
+      scanner.end();
+      return values;
+    },
+  };
+}
+
+/** llmjson's one-shot `extractElements` on the whole text. */
+export function llmjsonExtractElements(text: string, options: ElementOptions): Entrant {
+  return {
+    name: 'llmjson extractElements, whole text',
+    layer: Layer.engine,
+    ours: true,
+    run: () => extractElements(text, options).values,
+  };
+}
+
+/**
+ * @streamparser/json's JSONParser emitting each element of the array at `path` (`$.items.*`),
+ * with `keepStack: false` so emitted elements are not kept in their parent (its README's
+ * advice for streaming a large array), fed the decoded text chunks.
+ */
+export function streamparserElements(chunks: readonly string[], path: string): Entrant {
+  return {
+    name: `@streamparser/json JSONParser, paths ['${path}'], keepStack: false`,
+    layer: Layer.engine,
+    ours: false,
+    run() {
+      const values: unknown[] = [];
+      const parser = new JSONParser({ paths: [path], keepStack: false });
+      parser.onValue = ({ value }) => {
+        values.push(value);
+      };
+      for (const chunk of chunks) parser.write(chunk);
+      if (!parser.isEnded) parser.end();
+      return values;
+    },
+  };
+}
+
+/** llmjson's Node element Transform fed the chunks (strings or bytes); the records' values. */
+export function llmjsonElementStream(chunks: readonly StreamChunk[], options: ElementOptions): Entrant {
+  return {
+    name: 'llmjson createElementStream',
+    layer: Layer.stream,
+    ours: true,
+    run: () => drive(createElementStream(options), chunks, (out) => (out as ElementRecord).value),
+  };
+}
+
+/**
+ * stream-json's documented pipeline for the elements of an array under a key: `parser()`,
+ * `pick({ filter })`, `streamArray()`, connected with `pipe` (stream-chain's `chain` does the
+ * same and is not a dependency here); the `value` of each `{ key, value }` it emits.
+ */
+export function streamJsonElements(chunks: readonly StreamChunk[], filter: string): Entrant {
+  return {
+    name: `stream-json parser + pick({ filter: '${filter}' }) + streamArray`,
+    layer: Layer.stream,
+    ours: false,
+    run: () =>
+      drive(StreamJson.parser(), chunks, (out) => (out as { value: unknown }).value, [
+        Pick.pick({ filter }),
+        StreamArray.streamArray(),
+      ]),
   };
 }

@@ -598,3 +598,59 @@ export function fencedDocument(bytes: number, seed: number): { readonly text: st
   }
   return { text: `\`\`\`json\n${JSON.stringify(document, null, 2)}\n\`\`\`\n`, document };
 }
+
+/** A `{"title": …, "items": [ … ]}` document and the elements of its array. */
+export interface ElementDocument {
+  /** The whole document, compact JSON. */
+  readonly text: string;
+  /** The elements of `items`, in order. */
+  readonly items: readonly unknown[];
+}
+
+/** A long string: sentences over several lines, with a quoted phrase now and then (escapes). */
+function paragraph(next: () => number, words: number): string {
+  const sentences: string[] = [];
+  for (let left = words; left > 0; ) {
+    const n = Math.min(left, 6 + Math.floor(next() * 10));
+    left -= n;
+    let sentence = phrase(next, n);
+    if (next() < 0.2) sentence += ` "${phrase(next, 2)}"`;
+    sentences.push(`${sentence}.`);
+  }
+  return sentences.join(next() < 0.3 ? '\n' : ' ');
+}
+
+/**
+ * A compact JSON document of at least `bytes` UTF-8 bytes, `{"title": …, "items": [ … ]}`,
+ * whose items are records as an extraction or search API returns them: long multi-line
+ * strings with quotes (escapes), nested objects and arrays, numbers, booleans and nulls.
+ */
+export function elementDocument(bytes: number, seed: number): ElementDocument {
+  const next = random(seed);
+  const title = phrase(next, 8);
+  const items: unknown[] = [];
+  let length = Buffer.byteLength(JSON.stringify({ title, items }));
+  while (length < bytes) {
+    const item = {
+      id: items.length,
+      kind: pick(next, ['definition', 'relationship', 'attribute']),
+      title: phrase(next, 3 + Math.floor(next() * 5)),
+      body: paragraph(next, 40 + Math.floor(next() * 120)),
+      source: {
+        document: phrase(next, 3),
+        page: 1 + Math.floor(next() * 400),
+        authors: Array.from({ length: 1 + Math.floor(next() * 3) }, () => ({
+          name: phrase(next, 2),
+          affiliation: next() < 0.3 ? null : phrase(next, 3),
+        })),
+      },
+      tags: Array.from({ length: Math.floor(next() * 5) }, () => pick(next, WORDS)),
+      scores: { relevance: Math.round(next() * 1e4) / 1e4, confidence: Math.round(next() * 100) / 100 },
+      verified: next() < 0.5,
+      note: next() < 0.7 ? null : paragraph(next, 10 + Math.floor(next() * 20)),
+    };
+    items.push(item);
+    length += Buffer.byteLength(JSON.stringify(item)) + 1;
+  }
+  return { text: JSON.stringify({ title, items }), items };
+}

@@ -8,12 +8,13 @@ import { parseArgs } from 'node:util';
 import { environment, renderMarkdown, targetsSection, writeResults } from './report.js';
 import type { Scenario, Section } from './scenario.js';
 import { delivery } from './scenarios/delivery.js';
+import { elements } from './scenarios/elements.js';
 import { jsonlMatrix } from './scenarios/jsonl-matrix.js';
 import { longLine } from './scenarios/long-line.js';
 import { noisyAnswers } from './scenarios/noisy-answers.js';
 import { salvage } from './scenarios/salvage.js';
 
-const scenarios: readonly Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage];
+const scenarios: readonly Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage, elements];
 
 // `pnpm bench -- --quick` forwards the `--` itself.
 const args = process.argv.slice(2);

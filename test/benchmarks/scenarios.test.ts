@@ -6,6 +6,7 @@ import { parseJsonl } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
 import { ajvCheck, jsonrepairParse, matchBrackets } from '../../benchmarks/src/entrants.js';
 import {
+  elementDocument,
   extractionSchema,
   jsonlAnswer,
   proseThenFence,
@@ -14,12 +15,13 @@ import {
 } from '../../benchmarks/src/inputs.js';
 import type { Scenario } from '../../benchmarks/src/scenario.js';
 import { delivery } from '../../benchmarks/src/scenarios/delivery.js';
+import { elements } from '../../benchmarks/src/scenarios/elements.js';
 import { jsonlMatrix } from '../../benchmarks/src/scenarios/jsonl-matrix.js';
 import { longLine } from '../../benchmarks/src/scenarios/long-line.js';
 import { noisyAnswers, noisyBatch } from '../../benchmarks/src/scenarios/noisy-answers.js';
 import { salvage } from '../../benchmarks/src/scenarios/salvage.js';
 
-const scenarios: Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage];
+const scenarios: Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage, elements];
 
 describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name, scenario) => {
   const cases = scenario.cases(true);
@@ -185,5 +187,47 @@ describe('salvage', () => {
       delivered = undefined;
     }
     expect(delivered).not.toStrictEqual([input.answer]);
+  });
+});
+
+describe('elements', () => {
+  const cases = elements.cases(true);
+  const names = (label: string) => cases.find((c) => c.label === label)?.contestants.map((x) => x.entrant.name) ?? [];
+
+  test('64 KiB and 4-char chunks, with the entrants and peers the issue names', () => {
+    expect(cases.map((c) => c.label)).toStrictEqual(['64 KiB chunks', '4-char chunks']);
+    const common = [
+      'JSON.parse of the whole document, then .items',
+      'llmjson createElementScanner',
+      "@streamparser/json JSONParser, paths ['$.items.*'], keepStack: false",
+    ];
+    expect(names('4-char chunks')).toStrictEqual(common);
+    expect(names('64 KiB chunks')).toStrictEqual(
+      expect.arrayContaining([
+        ...common,
+        'llmjson extractElements, whole text',
+        'llmjson createElementStream',
+        "stream-json parser + pick({ filter: 'items' }) + streamArray",
+      ]),
+    );
+  });
+
+  test('the document is {title, items} with nested, multi-byte, escaped items', () => {
+    const document = elementDocument(20_000, 90);
+    const parsed = JSON.parse(document.text) as { title: unknown; items: unknown[] };
+    expect(Object.keys(parsed)).toStrictEqual(['title', 'items']);
+    expect(parsed.items).toStrictEqual(document.items);
+    expect(document.items.length).toBeGreaterThan(5);
+    expect(Buffer.byteLength(document.text)).toBeGreaterThan(document.text.length);
+    expect(document.text).toContain('\\"');
+    expect(document.text).toContain('\\n');
+    const item = document.items[0] as { source: { authors: unknown[] } };
+    expect(item.source.authors.length).toBeGreaterThan(0);
+  });
+
+  test('the quick document spans several 64 KiB reads, so elements cross chunk boundaries', () => {
+    const size = cases.find((c) => c.label === '64 KiB chunks')?.size ?? 0;
+    expect(size).toBeGreaterThan(2 * 65_536);
+    expect(cases.find((c) => c.label === '4-char chunks')?.size).toBe(size);
   });
 });

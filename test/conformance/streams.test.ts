@@ -14,14 +14,21 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import {
+  createPartialBuilder,
   type Diagnostic,
   extractElements,
   type JsonlOptions,
   type JsonSchema,
   type SalvageOptions,
 } from '@llmjson/core';
-import { createElementStream as createNodeElementStream } from '@llmjson/node';
-import { createElementStream as createWebElementStream } from '@llmjson/web';
+import {
+  createElementStream as createNodeElementStream,
+  createPartialStream as createNodePartialStream,
+} from '@llmjson/node';
+import {
+  createElementStream as createWebElementStream,
+  createPartialStream as createWebPartialStream,
+} from '@llmjson/web';
 import { describe, expect, it, test } from 'vitest';
 import { chunkBytes, chunkText } from '../support/chunking.js';
 import { type Collected, decodeChunks, streamChunks } from '../support/collect.js';
@@ -199,6 +206,43 @@ describe('element streams: core, Node and Web agree', () => {
       expect(webRecords).toEqual(expected.records);
       expect(nodeDiagnostics).toEqual(expected.diagnostics);
       expect(webDiagnostics).toEqual(expected.diagnostics);
+    });
+  });
+});
+
+describe('partial streams: core, Node and Web agree', () => {
+  const texts = [
+    'Sure:\n```json\n{"title": "Café ☕", "items": [{"id": 1, "tags": ["日本"]}, {"id": 2}], "done": true}\n```',
+    '[1, "two", {"three": [3]}, null',
+  ];
+  describe.each(texts)('%#', (text) => {
+    const bytes = new TextEncoder().encode(text);
+    test.each([1, 3, 64])('at %i-byte chunks', async (size) => {
+      const chunks: Uint8Array[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      const decoder = new TextDecoder();
+      const coreOut: unknown[] = [];
+      const coreDiagnostics: Diagnostic[] = [];
+      const builder = createPartialBuilder(
+        {},
+        { update: (value, changes) => coreOut.push({ value, changes }), diagnostic: (d) => coreDiagnostics.push(d) },
+      );
+      for (const chunk of chunks) builder.write(decoder.decode(chunk, { stream: true }));
+      builder.write(decoder.decode());
+      builder.end();
+      const nodeDiagnostics: Diagnostic[] = [];
+      const node = createNodePartialStream({ emit: 'both', onDiagnostic: (d) => nodeDiagnostics.push(d) });
+      const nodeOut: unknown[] = [];
+      await pipeline(Readable.from(chunks), node, async (source: AsyncIterable<unknown>) => {
+        for await (const item of source) nodeOut.push(item);
+      });
+      const webDiagnostics: Diagnostic[] = [];
+      const web = createWebPartialStream({ emit: 'both', onDiagnostic: (d) => webDiagnostics.push(d) });
+      const webOut = await readAll(ReadableStream.from(chunks).pipeThrough(web));
+      expect(nodeOut).toEqual(coreOut);
+      expect(webOut).toEqual(coreOut);
+      expect(nodeDiagnostics).toEqual(coreDiagnostics);
+      expect(webDiagnostics).toEqual(coreDiagnostics);
     });
   });
 });

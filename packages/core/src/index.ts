@@ -32,6 +32,16 @@ export {
   parseJsonl,
 } from './jsonl-decoder.js';
 export {
+  applyChanges,
+  type Change,
+  createPartialBuilder,
+  type PartialBuilder,
+  type PartialOptions,
+  type PartialSink,
+  type PartialStats,
+  type PathSegment,
+} from './partial-value.js';
+export {
   createSalvageScanner,
   DEFAULT_MAX_CANDIDATE_LENGTH,
   type SalvagedValue,

@@ -130,6 +130,11 @@ export class JsonScanner {
   events: ScanEvents | undefined;
   private keyStart = 0;
 
+  /** Absolute start of the object key being scanned (its opening quote), or -1. */
+  get keyOpenAt(): number {
+    return this.isKey && this.inString ? this.keyStart : -1;
+  }
+
   /** The kind of the container open at `depth` (1 = outermost): `'object'`, `'array'` or undefined. */
   containerAt(depth: number): 'object' | 'array' | undefined {
     const kind = this.stack[depth - 1];

@@ -1,4 +1,5 @@
 export {
+  type Change,
   ConfigurationError,
   ConfigurationErrorCode,
   type Diagnostic,
@@ -14,4 +15,5 @@ export {
 } from '@llmjson/core';
 export { createElementStream, type ElementStream, type ElementStreamOptions } from './element-stream.js';
 export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';
+export { createPartialStream, type PartialStream, type PartialStreamOptions } from './partial-stream.js';
 export { createSalvageStream, type SalvageStream, type SalvageStreamOptions } from './salvage-stream.js';

@@ -1,0 +1,441 @@
+/**
+ * Partial values for live UIs: while one JSON document streams in, the best value so far and
+ * the changes since the last chunk.
+ *
+ * Contract: `write(text)` consumes a chunk; when it changed the value, the sink receives the
+ * new snapshot and the list of changes, once per `write`. `end()` reports what the end of
+ * input decides. Changes are data: `{ op: 'add', path, value }` for a new key or element (or
+ * the root), `{ op: 'append', path, value }` for text appended to a string, `{ op: 'complete',
+ * path }` when a value closes.
+ *
+ * Invariants (each a property test):
+ * 1. Strings only grow; partial strings are visible.
+ * 2. Numbers, `true`, `false` and `null` appear only once complete.
+ * 3. A key appears once its name is complete (with its value's first state: `""`, `{}`, `[]`,
+ *    or the complete scalar).
+ * 4. Arrays only append; once a subtree is complete it never changes.
+ * 5. Applying the changes in order to `undefined` reproduces the snapshot exactly.
+ * 6. Structural sharing: a snapshot copies only the containers on the paths that changed
+ *    since the previous snapshot; every other subtree is the same object (`===`). A snapshot
+ *    already handed out is never mutated.
+ * 7. Chunking does not matter: the final snapshot and the concatenated change lists' effect
+ *    depend on the text only.
+ * Prose or a fence line before the document's first `{` or `[` is skipped; text after the
+ * document is ignored. `__proto__` and `constructor` keys are plain data.
+ */
+
+import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
+import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
+import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
+import type { CompiledSchema, JsonSchema } from './schema-validator.js';
+
+export type PathSegment = string | number;
+
+export type Change =
+  | { readonly op: 'add'; readonly path: readonly PathSegment[]; readonly value: unknown }
+  | { readonly op: 'append'; readonly path: readonly PathSegment[]; readonly value: string }
+  | { readonly op: 'complete'; readonly path: readonly PathSegment[] };
+
+export interface PartialOptions {
+  /** JSON Schema for the complete document: a mismatch is a `schema` diagnostic at the end. */
+  readonly schema?: JsonSchema;
+  /** Discriminator for a `oneOf` document schema (detected by default; `false` for off). */
+  readonly discriminator?: string | false;
+  /** Deepest nesting accepted. Default 512; deeper is `too-deep` and stops the document. */
+  readonly maxDepth?: number;
+  /** Longest string or number kept while it streams, in UTF-16 code units. Default 8 MiB. */
+  readonly maxValueLength?: number;
+}
+
+export interface PartialSink {
+  /** The value changed: the new snapshot and the changes that lead to it. */
+  update(value: unknown, changes: readonly Change[]): void;
+  diagnostic(diagnostic: Diagnostic): void;
+}
+
+export interface PartialStats {
+  characters: number;
+  /** Snapshots delivered. */
+  updates: number;
+  /** Changes delivered. */
+  changes: number;
+  diagnostics: DiagnosticCounts;
+}
+
+export type PartialBuilder = Engine<PartialStats> & {
+  /** The current snapshot (`undefined` before the document starts). */
+  readonly value: unknown;
+  /** True once the document is complete. */
+  readonly complete: boolean;
+};
+
+type Container = Record<string, unknown> | unknown[];
+
+interface Frame {
+  node: Container;
+  readonly path: readonly PathSegment[];
+  readonly isArray: boolean;
+  key: string | undefined; // pending key (objects)
+}
+
+// The value in flight: -1 none (or a container), a string, or a number or literal.
+const KIND_STRING = 1;
+const KIND_SCALAR = 2;
+
+/** Sets `key` on an object as plain data (a `__proto__` key never touches the prototype). */
+function setKey(node: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    node[key] = value;
+  }
+}
+
+/** How many characters at the end of a raw string segment form an unfinished escape. */
+function unfinishedEscape(raw: string): number {
+  let slashes = 0;
+  let i = raw.length - 1;
+  while (i >= 0 && raw.charCodeAt(i) === 0x5c) {
+    slashes++;
+    i--;
+  }
+  if (slashes % 2 === 1) return 1;
+  // `\u` plus fewer than four hex digits.
+  const u = raw.lastIndexOf('\\u');
+  if (u >= 0 && raw.length - u < 6) {
+    let before = 0;
+    for (let j = u - 1; j >= 0 && raw.charCodeAt(j) === 0x5c; j--) before++;
+    if (before % 2 === 0) return raw.length - u;
+  }
+  return 0;
+}
+
+class Builder implements ScanEvents {
+  readonly stats: PartialStats = { characters: 0, updates: 0, changes: 0, diagnostics: {} };
+  private readonly sink: PartialSink;
+  private readonly maxValueLength: number;
+  private readonly json = new JsonScanner();
+  private readonly validator: CompiledSchema | undefined;
+
+  private root: unknown;
+  private readonly frames: Frame[] = [];
+  private readonly owned = new Set<Container>(); // containers created or copied since the last snapshot
+  private changes: Change[] = [];
+
+  // The chunk being scanned; text of a string, number or key in flight before it is kept in
+  // `carried` (a held-back escape, a number or key split across chunks): nothing else is kept.
+  private chunk = '';
+  private chunkBase = 0;
+  private received = 0;
+  private carried = '';
+  private carriedFrom = 0; // absolute offset where `carried` starts
+  private started = false;
+  private done = false;
+
+  // The scalar or string value in flight.
+  private valueKind = -1;
+  private valueFrom = 0;
+  private valuePath: readonly PathSegment[] = [];
+  private stringDone = 0; // absolute offset up to which the string's raw text was appended
+
+  constructor(options: PartialOptions, sink: PartialSink) {
+    checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
+    checkPositiveInteger('maxValueLength', options.maxValueLength, 'characters');
+    this.json.maxDepth = options.maxDepth ?? 512;
+    this.maxValueLength = options.maxValueLength ?? 8 * 1024 * 1024;
+    this.json.events = this;
+    this.sink = sink;
+    this.validator = validatorFor(options);
+  }
+
+  get value(): unknown {
+    return this.root;
+  }
+
+  get complete(): boolean {
+    return this.done && this.root !== undefined;
+  }
+
+  write(text: string): void {
+    this.stats.characters += text.length;
+    if (this.done || text.length === 0) {
+      this.received += text.length;
+      return;
+    }
+    let base = this.received;
+    this.received += text.length;
+    if (!this.started) {
+      const first = text.search(/[[{]/);
+      if (first < 0) return;
+      this.started = true;
+      text = text.slice(first);
+      base += first;
+    }
+    this.chunk = text;
+    this.chunkBase = base;
+    this.json.base = base;
+    const end = this.json.scan(text, 0);
+    if (end === SCAN_ERROR) {
+      this.fail(base + this.json.errorIndex);
+    } else if (end >= 0) {
+      this.done = true;
+      this.publish();
+      this.validate(base + end);
+      return;
+    } else {
+      this.flushString();
+      const open = this.json.keyOpenAt >= 0 ? this.json.keyOpenAt : this.valueKind > 0 ? this.valueFrom : -1;
+      if (open >= 0 && this.received - open > this.maxValueLength) {
+        this.report(
+          DiagnosticReason.tooLong,
+          open,
+          `a string, number or key longer than maxValueLength (${this.maxValueLength} characters); the document stops here`,
+        );
+        this.done = true;
+      }
+    }
+    this.carry();
+    this.publish();
+  }
+
+  end(): void {
+    if (this.done) return;
+    this.done = true;
+    if (!this.started) {
+      this.report(DiagnosticReason.truncated, this.received, 'no JSON object or array found');
+      return;
+    }
+    this.report(
+      DiagnosticReason.truncated,
+      this.received,
+      `input ended inside the document (${this.frames.length} open); the value so far is the last snapshot`,
+    );
+  }
+
+  // ---- scanner events -------------------------------------------------------------------
+
+  valueStart(depth: number, start: number): void {
+    if (this.done) return;
+    const c = this.charAt(start);
+    const path = this.childPath(depth);
+    if (c === 0x7b || c === 0x5b) {
+      const node: Container = c === 0x5b ? [] : {};
+      this.owned.add(node);
+      this.place(depth, path, node);
+      this.changes.push({ op: 'add', path, value: c === 0x5b ? [] : {} });
+      this.frames.push({ node, path, isArray: c === 0x5b, key: undefined });
+      this.valueKind = -1;
+    } else if (c === 0x22) {
+      this.place(depth, path, '');
+      this.changes.push({ op: 'add', path, value: '' });
+      this.valueKind = KIND_STRING;
+      this.valueFrom = start;
+      this.valuePath = path;
+      this.stringDone = start + 1;
+    } else {
+      this.valueKind = KIND_SCALAR;
+      this.valueFrom = start;
+      this.valuePath = path;
+    }
+  }
+
+  valueEnd(depth: number, end: number): void {
+    if (this.done) return;
+    const kind = this.valueKind;
+    this.valueKind = -1;
+    if (kind === KIND_STRING) {
+      this.appendString(end - 1);
+      this.changes.push({ op: 'complete', path: this.valuePath });
+    } else if (kind === KIND_SCALAR) {
+      const value: unknown = JSON.parse(this.text(this.valueFrom, end));
+      this.place(depth, this.valuePath, value);
+      this.changes.push({ op: 'add', path: this.valuePath, value });
+      this.changes.push({ op: 'complete', path: this.valuePath });
+    } else {
+      const frame = this.frames.pop();
+      if (frame !== undefined) this.changes.push({ op: 'complete', path: frame.path });
+    }
+  }
+
+  key(depth: number, start: number, end: number): void {
+    const frame = this.frames[depth - 1];
+    if (frame !== undefined) frame.key = JSON.parse(this.text(start, end)) as string;
+  }
+
+  // ---- building -----------------------------------------------------------------------------
+
+  private childPath(depth: number): readonly PathSegment[] {
+    if (depth === 0) return [];
+    const frame = this.frames[depth - 1] as Frame;
+    const segment = frame.isArray ? (frame.node as unknown[]).length : (frame.key as string);
+    return [...frame.path, segment];
+  }
+
+  /** Sets the value at `path` (a child of the frame at `depth - 1`, or the root). */
+  private place(depth: number, path: readonly PathSegment[], value: unknown): void {
+    if (depth === 0) {
+      this.root = value;
+      return;
+    }
+    const parent = this.own(depth - 1);
+    const segment = path[path.length - 1] as PathSegment;
+    if (Array.isArray(parent)) parent[segment as number] = value;
+    else setKey(parent, segment as string, value);
+  }
+
+  /** Makes the frame at `index` (and every frame above it) writable, copying what a snapshot holds. */
+  private own(index: number): Container {
+    const frame = this.frames[index] as Frame;
+    if (this.owned.has(frame.node)) return frame.node;
+    const copy: Container = Array.isArray(frame.node) ? frame.node.slice() : { ...frame.node };
+    this.owned.add(copy);
+    frame.node = copy;
+    if (index === 0) {
+      this.root = copy;
+    } else {
+      const parent = this.own(index - 1);
+      const segment = frame.path[frame.path.length - 1] as PathSegment;
+      if (Array.isArray(parent)) parent[segment as number] = copy;
+      else setKey(parent, segment as string, copy);
+    }
+    return copy;
+  }
+
+  /** Appends the string's raw text decoded so far (up to `to`, exclusive). */
+  private appendString(to: number): void {
+    if (to <= this.stringDone) return;
+    const raw = this.text(this.stringDone, to);
+    this.stringDone = to;
+    const text = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+    if (text === '') return;
+    const path = this.valuePath;
+    const depth = path.length;
+    const current = depth === 0 ? (this.root as string) : this.read(depth, path);
+    this.place(depth, path, current + text);
+    this.changes.push({ op: 'append', path, value: text });
+  }
+
+  private read(depth: number, path: readonly PathSegment[]): string {
+    const parent = (this.frames[depth - 1] as Frame).node as Record<string | number, unknown>;
+    return parent[path[path.length - 1] as PathSegment] as string;
+  }
+
+  /** At the end of a chunk: the string in flight shows what has arrived of it. */
+  private flushString(): void {
+    if (this.valueKind !== KIND_STRING) return;
+    const raw = this.text(this.stringDone, this.received);
+    this.appendString(this.received - unfinishedEscape(raw));
+  }
+
+  /** Hands the changes of this write to the sink; the snapshot becomes read-only. */
+  private publish(): void {
+    if (this.changes.length === 0) return;
+    const changes = this.changes;
+    this.changes = [];
+    this.owned.clear();
+    this.stats.updates++;
+    this.stats.changes += changes.length;
+    this.sink.update(this.root, changes);
+  }
+
+  /** The document is complete: check it against the schema. */
+  private validate(at: number): void {
+    if (this.validator === undefined) return;
+    const result = this.validator.validate(this.root);
+    if (result.valid) return;
+    countDiagnostic(this.stats.diagnostics, DiagnosticReason.schema);
+    this.sink.diagnostic({
+      reason: DiagnosticReason.schema,
+      offset: at,
+      excerpt: '',
+      message: `the complete document does not match the schema: ${result.message}`,
+      errors: result.errors,
+      ...(result.branch === undefined ? {} : { branch: result.branch }),
+    });
+  }
+
+  private fail(at: number): void {
+    this.done = true;
+    this.report(
+      this.json.depthExceeded ? DiagnosticReason.tooDeep : DiagnosticReason.syntax,
+      at,
+      `the document is not valid JSON at offset ${at}: ${this.json.errorMessage}; the value so far is the last snapshot`,
+    );
+  }
+
+  private report(reason: Diagnostic['reason'], offset: number, message: string): void {
+    countDiagnostic(this.stats.diagnostics, reason);
+    const from = Math.max(this.chunkBase, offset - 60);
+    const excerpt = this.chunk.slice(from - this.chunkBase, Math.max(from, offset + 1) - this.chunkBase);
+    this.sink.diagnostic({ reason, offset, excerpt: excerptAround(excerpt), message });
+  }
+
+  private charAt(at: number): number {
+    return this.chunk.charCodeAt(at - this.chunkBase);
+  }
+
+  /** Text from `from` to `to` (absolute): the carried piece, then the current chunk. */
+  private text(from: number, to: number): string {
+    const chunkFrom = from - this.chunkBase;
+    if (chunkFrom >= 0) return this.chunk.slice(chunkFrom, to - this.chunkBase);
+    const head = this.carried.slice(from - this.carriedFrom);
+    return to <= this.chunkBase ? head.slice(0, to - from) : head + this.chunk.slice(0, to - this.chunkBase);
+  }
+
+  /** At the end of a chunk: keeps the text a key, number or string in flight still needs. */
+  private carry(): void {
+    const key = this.json.keyOpenAt;
+    const from =
+      key >= 0
+        ? key
+        : this.valueKind === KIND_SCALAR
+          ? this.valueFrom
+          : this.valueKind === KIND_STRING
+            ? this.stringDone
+            : -1;
+    if (from < 0 || this.done) {
+      this.carried = '';
+      return;
+    }
+    this.carried = this.text(from, this.received);
+    this.carriedFrom = from;
+  }
+}
+
+/** Creates a partial-value builder. Throws ConfigurationError for a broken configuration. */
+export function createPartialBuilder(options: PartialOptions, sink: PartialSink): PartialBuilder {
+  return new Builder(options, sink);
+}
+
+/** An added value: containers are added empty, so a new one is all a consumer needs. */
+function fresh(value: unknown): unknown {
+  if (Array.isArray(value)) return [];
+  return typeof value === 'object' && value !== null ? {} : value;
+}
+
+/**
+ * Applies changes to a value in place, the way a UI state store would, and returns the value
+ * (the root may be replaced). Containers are added empty and filled by later changes.
+ */
+export function applyChanges(value: unknown, changes: readonly Change[]): unknown {
+  let root = value;
+  for (const change of changes) {
+    if (change.op === 'complete') continue;
+    const path = change.path;
+    if (path.length === 0) {
+      root = change.op === 'append' ? `${root as string}${change.value}` : fresh(change.value);
+      continue;
+    }
+    let parent = root as Record<string | number, unknown>;
+    for (let i = 0; i < path.length - 1; i++)
+      parent = parent[path[i] as PathSegment] as Record<string | number, unknown>;
+    const last = path[path.length - 1] as PathSegment;
+    const next = change.op === 'append' ? `${parent[last] as string}${change.value}` : fresh(change.value);
+    if (last === '__proto__') {
+      Object.defineProperty(parent, last, { value: next, writable: true, enumerable: true, configurable: true });
+    } else {
+      parent[last] = next;
+    }
+  }
+  return root;
+}

@@ -1,0 +1,184 @@
+/**
+ * The partial-value invariants (packages/core/src/partial-value.ts), as properties over
+ * arbitrary JSON documents written with arbitrary spacing and split at arbitrary points.
+ */
+import { test as fcTest } from '@fast-check/vitest';
+import { applyChanges, type Change, createPartialBuilder, type Diagnostic } from '@llmjson/core';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { numRuns, splitAt, splitPoints } from '../support/chunking.js';
+
+interface Run {
+  snapshots: unknown[];
+  changes: Change[][];
+  diagnostics: Diagnostic[];
+  final: unknown;
+  complete: boolean;
+}
+
+function build(chunks: readonly string[]): Run {
+  const snapshots: unknown[] = [];
+  const changes: Change[][] = [];
+  const diagnostics: Diagnostic[] = [];
+  const builder = createPartialBuilder(
+    {},
+    {
+      update: (value, list) => {
+        snapshots.push(value);
+        changes.push([...list]);
+      },
+      diagnostic: (d) => diagnostics.push(d),
+    },
+  );
+  for (const chunk of chunks) builder.write(chunk);
+  builder.end();
+  return { snapshots, changes, diagnostics, final: builder.value, complete: builder.complete };
+}
+
+const document = fc
+  .oneof(
+    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor')), fc.jsonValue({ maxDepth: 3 }), {
+      maxKeys: 5,
+    }),
+    fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 5 }),
+  )
+  .chain((value) =>
+    fc.record({
+      value: fc.constant(value),
+      text: fc.constantFrom(0, 1, 2).map((space) => JSON.stringify(value, null, space)),
+    }),
+  );
+
+/**
+ * Asserts that `later` extends `earlier` as the invariants allow; with `identity`, complete
+ * elements must be the same objects (snapshots of one run), else equal (across runs).
+ */
+function grows(earlier: unknown, later: unknown, earlierDone: boolean, identity = true): void {
+  if (typeof earlier === 'string') {
+    expect(typeof later).toBe('string');
+    expect((later as string).startsWith(earlier)).toBe(true);
+    return;
+  }
+  if (Array.isArray(earlier)) {
+    expect(Array.isArray(later)).toBe(true);
+    const next = later as unknown[];
+    expect(next.length).toBeGreaterThanOrEqual(earlier.length);
+    // Every element but the last is complete, so it stays the same object (or value).
+    earlier.forEach((element, i) => {
+      if (i < earlier.length - 1 || earlierDone) {
+        if (identity) expect(next[i]).toBe(element);
+        else expect(next[i]).toEqual(element);
+      } else {
+        grows(element, next[i], false, identity);
+      }
+    });
+    return;
+  }
+  if (typeof earlier === 'object' && earlier !== null) {
+    const next = later as Record<string, unknown>;
+    for (const key of Object.keys(earlier)) {
+      expect(Object.hasOwn(next, key)).toBe(true);
+      grows((earlier as Record<string, unknown>)[key], next[key], earlierDone, identity);
+    }
+    return;
+  }
+  // Numbers, booleans and null appear complete and never change.
+  expect(later).toBe(earlier);
+}
+
+describe('partial values', () => {
+  fcTest.prop([document.chain((d) => fc.tuple(fc.constant(d), splitPoints(d.text.length)))], { numRuns })(
+    'the final snapshot equals JSON.parse; the changes reproduce every snapshot; chunking does not matter',
+    ([doc, points]) => {
+      const run = build(splitAt(doc.text, points));
+      expect(run.final).toEqual(JSON.parse(doc.text));
+      expect(run.complete).toBe(true);
+      expect(run.diagnostics).toEqual([]);
+      let applied: unknown;
+      run.changes.forEach((list, i) => {
+        applied = applyChanges(applied, list);
+        expect(applied).toEqual(run.snapshots[i]);
+      });
+      expect(build([doc.text]).final).toEqual(run.final);
+    },
+  );
+
+  fcTest.prop([document, fc.integer({ min: 1, max: 7 })], { numRuns })(
+    'strings only grow, arrays only append, scalars appear complete, unchanged subtrees keep their identity',
+    (doc, size) => {
+      const chunks: string[] = [];
+      for (let i = 0; i < doc.text.length; i += size) chunks.push(doc.text.slice(i, i + size));
+      const frozen: string[] = [];
+      const run = build(chunks);
+      // A snapshot handed out is never mutated afterwards.
+      for (const snapshot of run.snapshots) frozen.push(JSON.stringify(snapshot));
+      run.snapshots.forEach((snapshot, i) => {
+        expect(JSON.stringify(snapshot)).toBe(frozen[i]);
+        if (i > 0) grows(run.snapshots[i - 1], snapshot, false);
+      });
+    },
+  );
+
+  fcTest.prop([document, fc.nat()], { numRuns })(
+    'a cut document yields snapshots that the whole one extends',
+    (doc, n) => {
+      const cut = n % (doc.text.length + 1);
+      const run = build([doc.text.slice(0, cut)]);
+      if (run.final !== undefined) grows(run.final, JSON.parse(doc.text), false, false);
+      expect(run.diagnostics.length).toBeLessThanOrEqual(1);
+    },
+  );
+
+  test('prose and a fence before the document are skipped; __proto__ keys are data', () => {
+    const run = build(['Sure!\n```json\n{"__proto__": {"polluted": true}, "a": [1', ', "x"]}\n```']);
+    expect(run.final).toEqual(JSON.parse('{"__proto__": {"polluted": true}, "a": [1, "x"]}'));
+    expect(Object.getPrototypeOf(run.final)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test('changes per chunk: add, append, complete', () => {
+    const run = build(['{"title": "Hel', 'lo", "items": [{"id": 1}', ']}']);
+    expect(run.changes).toEqual([
+      [
+        { op: 'add', path: [], value: {} },
+        { op: 'add', path: ['title'], value: '' },
+        { op: 'append', path: ['title'], value: 'Hel' },
+      ],
+      [
+        { op: 'append', path: ['title'], value: 'lo' },
+        { op: 'complete', path: ['title'] },
+        { op: 'add', path: ['items'], value: [] },
+        { op: 'add', path: ['items', 0], value: {} },
+        { op: 'add', path: ['items', 0, 'id'], value: 1 },
+        { op: 'complete', path: ['items', 0, 'id'] },
+        { op: 'complete', path: ['items', 0] },
+      ],
+      [
+        { op: 'complete', path: ['items'] },
+        { op: 'complete', path: [] },
+      ],
+    ]);
+    // The completed item kept its identity across the last snapshot.
+    const [, second, third] = run.snapshots as { items: unknown[] }[];
+    expect(third?.items[0]).toBe(second?.items[0]);
+  });
+
+  test('an escape split across chunks is held back until complete', () => {
+    const run = build(['["a\\', 'u00', 'e9b\\', '"c"]']);
+    expect(run.snapshots).toEqual([['a'], ['aéb'], ['aéb"c']]);
+  });
+
+  test('guards: depth, length, syntax', () => {
+    expect(build([`${'['.repeat(600)}`]).diagnostics.map((d) => d.reason)).toEqual(['too-deep']);
+    const long = build(['{"a": "', 'x'.repeat(100)]);
+    expect(long.diagnostics.map((d) => d.reason)).toEqual(['truncated']);
+    const limited = createPartialBuilder(
+      { maxValueLength: 10 },
+      { update() {}, diagnostic: (d) => expect(d.reason).toBe('too-long') },
+    );
+    limited.write('{"a": "');
+    limited.write('x'.repeat(20));
+    expect(limited.stats.diagnostics).toEqual({ 'too-long': 1 });
+    expect(build(['{"a": 1 "b"}']).diagnostics.map((d) => d.reason)).toEqual(['syntax']);
+  });
+});
