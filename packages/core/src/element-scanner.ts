@@ -112,6 +112,8 @@ class Scanner implements ElementScanner, ScanEvents {
     );
     this.sink = sink;
     this.json.events = this;
+    // Only the elements and the keys on the path matter: nothing deeper raises an event.
+    this.json.eventDepth = this.depth;
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
     this.json.maxDepth = options.maxDepth ?? 512;
   }

@@ -66,6 +66,9 @@ function describe(code: number): string {
   return `'${String.fromCharCode(code)}'`;
 }
 
+/** What ends a run of ordinary string characters. */
+const STRING_STOP = /["\\\u0000-\u001f]/g;
+
 function clear(array: number[]): void {
   if (array.length > 16) array.length = 0;
   else while (array.length !== 0) array.pop();
@@ -128,6 +131,8 @@ export class JsonScanner {
 
   /** Value and key boundaries, for engines that follow the structure (element streams). */
   events: ScanEvents | undefined;
+  /** Events fire only for values and keys at most this deep (an engine that needs less saves calls). */
+  eventDepth = Number.POSITIVE_INFINITY;
   private keyStart = 0;
 
   /** Absolute start of the object key being scanned (its opening quote), or -1. */
@@ -229,7 +234,9 @@ export class JsonScanner {
 
   /** A value just finished: either the top-level value is done or its container continues. */
   private closeValue(end: number): boolean {
-    if (this.events !== undefined) this.events.valueEnd(this.stack.length, this.base + end);
+    if (this.events !== undefined && this.stack.length <= this.eventDepth) {
+      this.events.valueEnd(this.stack.length, this.base + end);
+    }
     if (this.stack.length === 0) {
       this.state = DONE;
       return true;
@@ -257,6 +264,16 @@ export class JsonScanner {
               if (j === length) break;
               d = text.charCodeAt(j);
             }
+          } else if (length - j > 32 && d !== 0x22 && d !== 0x5c && d >= 0x20) {
+            // A long run of string text: a native search for the next quote, backslash or
+            // control character (a global regex's `test` moves `lastIndex` and allocates nothing).
+            STRING_STOP.lastIndex = j;
+            if (STRING_STOP.test(text)) {
+              j = STRING_STOP.lastIndex - 1;
+              d = text.charCodeAt(j);
+            } else {
+              j = length;
+            }
           } else {
             while (d !== 0x22 && d !== 0x5c && d >= 0x20) {
               j++;
@@ -272,7 +289,9 @@ export class JsonScanner {
           if (d === 0x22) {
             if (this.isKey) {
               this.isKey = false;
-              if (this.events !== undefined) this.events.key(this.stack.length, this.keyStart, this.base + i + 1);
+              if (this.events !== undefined && this.stack.length <= this.eventDepth) {
+                this.events.key(this.stack.length, this.keyStart, this.base + i + 1);
+              }
               state = COLON;
             } else {
               this.state = state;
@@ -373,7 +392,9 @@ export class JsonScanner {
             state = this.state;
             break;
           }
-          if (this.events !== undefined) this.events.valueStart(this.stack.length, this.base + i);
+          if (this.events !== undefined && this.stack.length <= this.eventDepth) {
+            this.events.valueStart(this.stack.length, this.base + i);
+          }
           switch (c) {
             case 0x7b:
               if (this.stack.length >= this.maxDepth) {
