@@ -163,6 +163,23 @@ describe('partial values', () => {
     expect(third?.items[0]).toBe(second?.items[0]);
   });
 
+  fcTest.prop([document, fc.integer({ min: 1, max: 9 })], { numRuns })(
+    'snapshots: false gives the same changes without copying',
+    (doc, size) => {
+      const chunks: string[] = [];
+      for (let i = 0; i < doc.text.length; i += size) chunks.push(doc.text.slice(i, i + size));
+      const lists: Change[][] = [];
+      const builder = createPartialBuilder(
+        { snapshots: false },
+        { update: (_value, list) => lists.push([...list]), diagnostic: () => {} },
+      );
+      for (const chunk of chunks) builder.write(chunk);
+      builder.end();
+      expect(lists).toEqual(build(chunks).changes);
+      expect(builder.value).toEqual(JSON.parse(doc.text));
+    },
+  );
+
   test('an escape split across chunks is held back until complete', () => {
     const run = build(['["a\\', 'u00', 'e9b\\', '"c"]']);
     expect(run.snapshots).toEqual([['a'], ['aéb'], ['aéb"c']]);

@@ -17,7 +17,8 @@
  * 5. Applying the changes in order to `undefined` reproduces the snapshot exactly.
  * 6. Structural sharing: a snapshot copies only the containers on the paths that changed
  *    since the previous snapshot; every other subtree is the same object (`===`). A snapshot
- *    already handed out is never mutated.
+ *    already handed out is never mutated. (With `snapshots: false` nothing is copied and the
+ *    one live tree is handed out: for consumers of the changes only.)
  * 7. Chunking does not matter: the final snapshot and the concatenated change lists' effect
  *    depend on the text only.
  * Prose or a fence line before the document's first `{` or `[` is skipped; text after the
@@ -45,6 +46,13 @@ export interface PartialOptions {
   readonly maxDepth?: number;
   /** Longest string or number kept while it streams, in UTF-16 code units. Default 8 MiB. */
   readonly maxValueLength?: number;
+  /**
+   * `true` (default): every update hands out an immutable, structurally shared snapshot,
+   * which costs a copy of each container on a changed path (an array of n items: n per
+   * update). `false`: no copies — the value passed to `update` is the builder's one live tree,
+   * changed in place by later writes; for consumers that only apply the changes.
+   */
+  readonly snapshots?: boolean;
 }
 
 export interface PartialSink {
@@ -116,6 +124,7 @@ class Builder implements ScanEvents {
   private readonly maxValueLength: number;
   private readonly json = new JsonScanner();
   private readonly validator: CompiledSchema | undefined;
+  private readonly snapshots: boolean;
 
   private root: unknown;
   private readonly frames: Frame[] = [];
@@ -146,6 +155,7 @@ class Builder implements ScanEvents {
     this.json.events = this;
     this.sink = sink;
     this.validator = validatorFor(options);
+    this.snapshots = options.snapshots !== false;
   }
 
   get value(): unknown {
@@ -220,7 +230,7 @@ class Builder implements ScanEvents {
     const path = this.childPath(depth);
     if (c === 0x7b || c === 0x5b) {
       const node: Container = c === 0x5b ? [] : {};
-      this.owned.add(node);
+      if (this.snapshots) this.owned.add(node);
       this.place(depth, path, node);
       this.changes.push({ op: 'add', path, value: c === 0x5b ? [] : {} });
       this.frames.push({ node, path, isArray: c === 0x5b, key: undefined });
@@ -286,7 +296,7 @@ class Builder implements ScanEvents {
   /** Makes the frame at `index` (and every frame above it) writable, copying what a snapshot holds. */
   private own(index: number): Container {
     const frame = this.frames[index] as Frame;
-    if (this.owned.has(frame.node)) return frame.node;
+    if (!this.snapshots || this.owned.has(frame.node)) return frame.node;
     const copy: Container = Array.isArray(frame.node) ? frame.node.slice() : { ...frame.node };
     this.owned.add(copy);
     frame.node = copy;

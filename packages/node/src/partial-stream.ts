@@ -32,12 +32,16 @@ export interface PartialStream extends Transform {
 export function createPartialStream(options: PartialStreamOptions = {}): PartialStream {
   const emit = options.emit ?? 'snapshots';
   const { stream, engine } = createTextTransform(options, (output) =>
-    createPartialBuilder(options, {
-      update(value: unknown, changes: readonly Change[]) {
-        output.push(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
+    // Changes alone need no snapshots: the builder then copies nothing.
+    createPartialBuilder(
+      emit === 'changes' && options.snapshots === undefined ? { ...options, snapshots: false } : options,
+      {
+        update(value: unknown, changes: readonly Change[]) {
+          output.push(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
+        },
+        diagnostic: output.diagnostic,
       },
-      diagnostic: output.diagnostic,
-    }),
+    ),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
   return stream as PartialStream;

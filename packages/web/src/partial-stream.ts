@@ -28,12 +28,16 @@ export interface PartialStream extends TransformStream<string | Uint8Array, unkn
 export function createPartialStream(options: PartialStreamOptions = {}): PartialStream {
   const emit = options.emit ?? 'snapshots';
   const { stream, engine } = createTextTransformStream<unknown, PartialBuilder>(options, (output) =>
-    createPartialBuilder(options, {
-      update(value: unknown, changes: readonly Change[]) {
-        output.enqueue(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
+    // Changes alone need no snapshots: the builder then copies nothing.
+    createPartialBuilder(
+      emit === 'changes' && options.snapshots === undefined ? { ...options, snapshots: false } : options,
+      {
+        update(value: unknown, changes: readonly Change[]) {
+          output.enqueue(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
+        },
+        diagnostic: output.diagnostic,
       },
-      diagnostic: output.diagnostic,
-    }),
+    ),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
   return stream as PartialStream;
