@@ -20,6 +20,14 @@ export interface Engine<Stats> {
   readonly stats: Readonly<Stats>;
 }
 
+/** The options every stream adapter (Node or Web) adds to its engine's options. */
+export interface StreamOptions {
+  /** Readable-side buffer, in values. Default 16 (Node's object-mode default; also on the Web). */
+  readonly highWaterMark?: number;
+  /** Called with each diagnostic, in input order (Node streams also emit a `'diagnostic'` event). */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+}
+
 /** Counts of diagnostics by reason, as every engine's stats carry them. */
 export type DiagnosticCounts = Partial<Record<Diagnostic['reason'], number>>;
 

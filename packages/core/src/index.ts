@@ -14,7 +14,7 @@ export {
   extractElements,
   parseElementPath,
 } from './element-scanner.js';
-export { checkHighWaterMark, type DiagnosticCounts, type Engine } from './engine.js';
+export { checkHighWaterMark, type DiagnosticCounts, type Engine, type StreamOptions } from './engine.js';
 export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './extract-json.js';
 export { isFenceLine } from './fence.js';
 export { JsonScanner, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './json-scanner.js';

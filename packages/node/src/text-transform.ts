@@ -10,20 +10,13 @@
  */
 
 import { Transform, type TransformCallback } from 'node:stream';
-import { checkHighWaterMark, type Diagnostic } from '@llmjson/core';
+import { checkHighWaterMark, type Diagnostic, type Engine, type StreamOptions } from '@llmjson/core';
 
-/** A core engine: push-based, synchronous. */
-export interface TextEngine {
-  write(text: string): void;
-  end(): void;
-}
+/** A core engine, as the adapter drives it. */
+export type TextEngine = Pick<Engine<unknown>, 'write' | 'end'>;
 
-export interface TextTransformOptions {
-  /** Readable-side buffer, in values. Default 16 (Node's object-mode default). */
-  readonly highWaterMark?: number;
-  /** Called with each diagnostic; the stream also emits a `'diagnostic'` event. */
-  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
-}
+/** The adapter's own options (shared by the Node and Web adapters). */
+export type TextTransformOptions = StreamOptions;
 
 export interface EngineOutput {
   /** Pushes a value to the readable side. */

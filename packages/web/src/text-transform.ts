@@ -9,20 +9,13 @@
  * callback goes to `controller.error()`: both sides of the stream error with it.
  */
 
-import { checkHighWaterMark, type Diagnostic } from '@llmjson/core';
+import { checkHighWaterMark, type Diagnostic, type Engine, type StreamOptions } from '@llmjson/core';
 
-/** A core engine: push-based, synchronous. */
-export interface TextEngine {
-  write(text: string): void;
-  end(): void;
-}
+/** A core engine, as the adapter drives it. */
+export type TextEngine = Pick<Engine<unknown>, 'write' | 'end'>;
 
-export interface TextTransformOptions {
-  /** Readable-side queue, in values. Default 16 (as on the Node stream). */
-  readonly highWaterMark?: number;
-  /** Called with each diagnostic, in order, as the engine reports it. */
-  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
-}
+/** The adapter's own options (shared by the Node and Web adapters). */
+export type TextTransformOptions = StreamOptions;
 
 export interface EngineOutput<T> {
   /** Enqueues a value on the readable side. */
