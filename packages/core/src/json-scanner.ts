@@ -67,6 +67,7 @@ function describe(code: number): string {
 }
 
 /** What ends a run of ordinary string characters. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON forbids raw control characters in strings, so the search must stop at them.
 const STRING_STOP = /["\\\u0000-\u001f]/g;
 
 function clear(array: number[]): void {
