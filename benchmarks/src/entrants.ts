@@ -18,11 +18,14 @@
 
 import { createInterface } from 'node:readline';
 import { type Duplex, Readable, Transform, Writable } from 'node:stream';
+import { parsePartialJson } from '@ai-sdk/ui-utils';
 import {
+  type Change,
   type CompileOptions,
   compileSchema,
   createElementScanner,
   createJsonlDecoder,
+  createPartialBuilder,
   createSalvageScanner,
   type ElementOptions,
   type ElementRecord,
@@ -38,6 +41,8 @@ import { JSONParser } from '@streamparser/json';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse as bestEffortParse, disableErrorLogging } from 'best-effort-json-parser';
 import { jsonrepair } from 'jsonrepair';
+import { parse as jsonriverParse } from 'jsonriver';
+import { parse as partialJsonParse } from 'partial-json';
 import split2 from 'split2';
 import StreamJson from 'stream-json';
 import Pick from 'stream-json/filters/Pick.js';
@@ -637,5 +642,160 @@ export function streamJsonElements(chunks: readonly StreamChunk[], filter: strin
         Pick.pick({ filter }),
         StreamArray.streamArray(),
       ]),
+  };
+}
+
+/*
+ * Partial values: one document arriving in text chunks, the current value read after every
+ * chunk (as a UI re-renders per delta). Each entrant returns `[final value]`; the reads in
+ * between are kept in `sink` so they cannot be optimised away.
+ */
+
+/** Where the partial-value entrants put each value they read, so the reads are real. */
+let sink: unknown;
+
+/** The last value a partial-value entrant read (what keeps the reads observable). */
+export function lastPartialRead(): unknown {
+  return sink;
+}
+
+/**
+ * llmjson's `createPartialBuilder` (default options: an immutable, structurally shared
+ * snapshot per update) fed the chunks; after each write it reads `builder.value`, and the
+ * sink keeps each change list it is delivered.
+ */
+export function llmjsonPartialBuilder(chunks: readonly string[], snapshots = true): Entrant {
+  return {
+    name: snapshots
+      ? 'llmjson createPartialBuilder (snapshots + change lists)'
+      : 'llmjson createPartialBuilder (change lists + live tree, snapshots: false)',
+    layer: Layer.engine,
+    // The snapshot entrant is the reference row; the live-tree one is compared with it.
+    ours: snapshots,
+    run() {
+      let changes: readonly Change[] = [];
+      let count = 0;
+      const builder = createPartialBuilder(
+        { snapshots },
+        {
+          update(_value, delivered) {
+            changes = delivered;
+            count += delivered.length;
+          },
+          diagnostic() {},
+        },
+      );
+      for (const chunk of chunks) {
+        builder.write(chunk);
+        sink = builder.value;
+      }
+      builder.end();
+      sink = changes.length + count;
+      return [builder.value];
+    },
+  };
+}
+
+/**
+ * A re-parse-per-chunk peer: the text so far is re-parsed whole after every chunk (how
+ * `parsePartialJson`, partial-json and best-effort-json-parser are used on a stream).
+ */
+function reparse(name: string, chunks: readonly string[], parser: () => (text: string) => unknown): Entrant {
+  return {
+    name,
+    layer: Layer.engine,
+    ours: false,
+    run() {
+      const parse = parser();
+      let text = '';
+      let value: unknown;
+      for (const chunk of chunks) {
+        text += chunk;
+        value = parse(text);
+        sink = value;
+      }
+      return [value];
+    },
+  };
+}
+
+/** The AI SDK's `parsePartialJson` (`ai` 4.x re-exported it from `@ai-sdk/ui-utils` 1.x), re-run on the text so far. */
+export function aiParsePartialJson(chunks: readonly string[]): Entrant {
+  return reparse(
+    'ai parsePartialJson (@ai-sdk/ui-utils), re-parse per chunk',
+    chunks,
+    () => (text) => parsePartialJson(text).value,
+  );
+}
+
+/**
+ * partial-json's `parse` (all partial types allowed, its default), re-run on the text so far;
+ * it throws where the text so far ends on something it cannot complete (a lone `-`), so the
+ * last value it returned stays current.
+ */
+export function partialJson(chunks: readonly string[]): Entrant {
+  return reparse('partial-json parse, re-parse per chunk', chunks, () => {
+    let last: unknown;
+    return (text) => {
+      try {
+        last = partialJsonParse(text);
+      } catch {}
+      return last;
+    };
+  });
+}
+
+/** best-effort-json-parser's `parse`, re-run on the text so far. */
+export function bestEffortPartial(chunks: readonly string[]): Entrant {
+  return reparse('best-effort-json-parser parse, re-parse per chunk', chunks, () => (text) => bestEffortParse(text));
+}
+
+/**
+ * jsonriver's `parse` over an async iterable of the chunks; each value it yields (one per
+ * chunk that changed the value, updated in place) is read.
+ */
+export function jsonriverPartial(chunks: readonly string[]): Entrant {
+  return {
+    name: 'jsonriver parse (async iterable)',
+    layer: Layer.engine,
+    ours: false,
+    async run() {
+      async function* source(): AsyncIterable<string> {
+        for (const chunk of chunks) yield chunk;
+      }
+      let value: unknown;
+      for await (const current of jsonriverParse(source())) {
+        value = current;
+        sink = value;
+      }
+      return [value];
+    },
+  };
+}
+
+/**
+ * @streamparser/json's JSONParser with `emitPartialTokens` and `emitPartialValues`: after each
+ * chunk the root container (the bottom of the stack of the last value it emitted, live and
+ * mutated in place) is read. Its partial strings are emitted on their own and enter their
+ * parent only once complete.
+ */
+export function streamparserPartial(chunks: readonly string[]): Entrant {
+  return {
+    name: '@streamparser/json JSONParser, emitPartialTokens + emitPartialValues',
+    layer: Layer.engine,
+    ours: false,
+    run() {
+      let root: unknown;
+      const parser = new JSONParser({ emitPartialTokens: true, emitPartialValues: true });
+      parser.onValue = ({ value, stack }) => {
+        root = stack.length > 0 ? stack[0]?.value : value;
+      };
+      for (const chunk of chunks) {
+        parser.write(chunk);
+        sink = root;
+      }
+      if (!parser.isEnded) parser.end();
+      return [root];
+    },
   };
 }

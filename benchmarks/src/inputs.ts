@@ -654,3 +654,35 @@ export function elementDocument(bytes: number, seed: number): ElementDocument {
   }
   return { text: JSON.stringify({ title, items }), items };
 }
+
+/**
+ * A compact JSON document of about `bytes` UTF-8 bytes (the items that fit), `{"title": …, "summary": …,
+ * "items": [ … ]}`, as a model writes a structured answer a UI shows while it streams: a long
+ * summary (about a fifth of the document), then objects with long multi-line strings (quotes,
+ * so escapes), a few short fields, numbers, booleans and nulls, in mixed-width UTF-8.
+ */
+export function partialDocument(bytes: number, seed: number): string {
+  const next = random(seed);
+  const title = phrase(next, 6);
+  const summary = paragraph(next, Math.max(8, Math.round(bytes / 5 / 7)));
+  const items: unknown[] = [];
+  let length = Buffer.byteLength(JSON.stringify({ title, summary, items }));
+  while (length < bytes) {
+    const item = {
+      id: items.length,
+      heading: phrase(next, 3 + Math.floor(next() * 4)),
+      text: paragraph(next, 20 + Math.floor(next() * 60)),
+      detail: paragraph(next, 10 + Math.floor(next() * 30)),
+      tags: Array.from({ length: Math.floor(next() * 4) }, () => pick(next, WORDS)),
+      score: Math.round(next() * 1e4) / 1e4,
+      done: next() < 0.5,
+      note: next() < 0.7 ? null : phrase(next, 5),
+    };
+    const itemLength = Buffer.byteLength(JSON.stringify(item)) + 1;
+    // At least one item; then none that would take the document past `bytes`.
+    if (items.length > 0 && length + itemLength > bytes) break;
+    items.push(item);
+    length += itemLength;
+  }
+  return JSON.stringify({ title, summary, items });
+}

@@ -12,9 +12,10 @@ import { elements } from './scenarios/elements.js';
 import { jsonlMatrix } from './scenarios/jsonl-matrix.js';
 import { longLine } from './scenarios/long-line.js';
 import { noisyAnswers } from './scenarios/noisy-answers.js';
+import { partial } from './scenarios/partial.js';
 import { salvage } from './scenarios/salvage.js';
 
-const scenarios: readonly Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage, elements];
+const scenarios: readonly Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage, elements, partial];
 
 // `pnpm bench -- --quick` forwards the `--` itself.
 const args = process.argv.slice(2);

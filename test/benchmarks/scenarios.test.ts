@@ -19,9 +19,10 @@ import { elements } from '../../benchmarks/src/scenarios/elements.js';
 import { jsonlMatrix } from '../../benchmarks/src/scenarios/jsonl-matrix.js';
 import { longLine } from '../../benchmarks/src/scenarios/long-line.js';
 import { noisyAnswers, noisyBatch } from '../../benchmarks/src/scenarios/noisy-answers.js';
+import { partial } from '../../benchmarks/src/scenarios/partial.js';
 import { salvage } from '../../benchmarks/src/scenarios/salvage.js';
 
-const scenarios: Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage, elements];
+const scenarios: Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage, elements, partial];
 
 describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name, scenario) => {
   const cases = scenario.cases(true);
