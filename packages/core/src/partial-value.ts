@@ -101,6 +101,8 @@ function setKey(node: Record<string, unknown>, key: string, value: unknown): voi
 
 /** How many characters at the end of a raw string segment form an unfinished escape. */
 function unfinishedEscape(raw: string): number {
+  // Most chunks end far from any backslash.
+  if (raw.lastIndexOf('\\', raw.length - 1) < raw.length - 6) return 0;
   let slashes = 0;
   let i = raw.length - 1;
   while (i >= 0 && raw.charCodeAt(i) === 0x5c) {
@@ -312,9 +314,9 @@ class Builder implements ScanEvents {
   }
 
   /** Appends the string's raw text decoded so far (up to `to`, exclusive). */
-  private appendString(to: number): void {
+  private appendString(to: number, rawText?: string): void {
     if (to <= this.stringDone) return;
-    const raw = this.text(this.stringDone, to);
+    const raw = rawText ?? this.text(this.stringDone, to);
     this.stringDone = to;
     const text = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
     if (text === '') return;
@@ -334,7 +336,8 @@ class Builder implements ScanEvents {
   private flushString(): void {
     if (this.valueKind !== KIND_STRING) return;
     const raw = this.text(this.stringDone, this.received);
-    this.appendString(this.received - unfinishedEscape(raw));
+    const held = unfinishedEscape(raw);
+    this.appendString(this.received - held, held === 0 ? raw : raw.slice(0, raw.length - held));
   }
 
   /** Hands the changes of this write to the sink; the snapshot becomes read-only. */
@@ -342,7 +345,7 @@ class Builder implements ScanEvents {
     if (this.changes.length === 0) return;
     const changes = this.changes;
     this.changes = [];
-    this.owned.clear();
+    if (this.snapshots) this.owned.clear();
     this.stats.updates++;
     this.stats.changes += changes.length;
     this.sink.update(this.root, changes);
