@@ -199,3 +199,48 @@ describe('partial values', () => {
     expect(build(['{"a": 1 "b"}']).diagnostics.map((d) => d.reason)).toEqual(['syntax']);
   });
 });
+
+describe('partial values with a schema', () => {
+  const schema = {
+    $defs: {
+      item: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } }, required: ['id'] },
+    },
+    type: 'object',
+    properties: {
+      title: { type: 'string', maxLength: 5 },
+      items: { type: 'array', items: { $ref: '#/$defs/item' } },
+      mode: { oneOf: [{ const: 'a' }, { const: 'b' }] },
+    },
+    required: ['title', 'items'],
+  };
+
+  function diagnose(text: string, size: number): Diagnostic[] {
+    const diagnostics: Diagnostic[] = [];
+    const builder = createPartialBuilder({ schema }, { update() {}, diagnostic: (d) => diagnostics.push(d) });
+    for (let i = 0; i < text.length; i += size) builder.write(text.slice(i, i + size));
+    builder.end();
+    return diagnostics;
+  }
+
+  test('each completed subtree is checked against its sub-schema as it closes, then the document', () => {
+    const text = '{"title": "too long", "items": [{"id": 1}, {"id": "x"}, {"name": "n"}], "mode": "c"}';
+    for (const size of [1, 4, text.length]) {
+      const diagnostics = diagnose(text, size);
+      expect(diagnostics.map((d) => d.message.split(':')[0])).toEqual([
+        'the value at /title does not match its schema',
+        'the value at /items/1/id does not match its schema',
+        'the value at /items/1 does not match its schema',
+        'the value at /items/2 does not match its schema',
+        // A container that closes with invalid members is itself invalid: it is reported too.
+        'the value at /items does not match its schema',
+        'the value at /mode does not match its schema',
+        'the complete document does not match the schema',
+      ]);
+      expect(diagnostics[1]?.errors?.[0]?.path).toBe('/items/1/id');
+    }
+  });
+
+  test('a valid document has no diagnostics', () => {
+    expect(diagnose('{"title": "ok", "items": [{"id": 1, "name": "a"}], "mode": "a"}', 3)).toEqual([]);
+  });
+});

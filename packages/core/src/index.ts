@@ -60,5 +60,6 @@ export {
   elementSchemaAt,
   formatSchemaErrors,
   type JsonSchema,
+  subSchemaAt,
   type ValidationResult,
 } from './schema-validator.js';

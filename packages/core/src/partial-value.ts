@@ -28,7 +28,7 @@
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
 import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
-import type { CompiledSchema, JsonSchema } from './schema-validator.js';
+import { type CompiledSchema, type JsonSchema, subSchemaAt } from './schema-validator.js';
 
 export type PathSegment = string | number;
 
@@ -38,7 +38,12 @@ export type Change =
   | { readonly op: 'complete'; readonly path: readonly PathSegment[] };
 
 export interface PartialOptions {
-  /** JSON Schema for the complete document: a mismatch is a `schema` diagnostic at the end. */
+  /**
+   * JSON Schema of the document. Each subtree is checked against its sub-schema when it
+   * completes (where the schema says unambiguously what applies there: through `properties`,
+   * `items` and local `$ref`s, not through `oneOf`/`anyOf`/`allOf`), and the complete document
+   * against the whole schema. A mismatch is a `schema` diagnostic; the value stays visible.
+   */
   readonly schema?: JsonSchema;
   /** Discriminator for a `oneOf` document schema (detected by default; `false` for off). */
   readonly discriminator?: string | false;
@@ -127,6 +132,7 @@ class Builder implements ScanEvents {
   private readonly json = new JsonScanner();
   private readonly validator: CompiledSchema | undefined;
   private readonly snapshots: boolean;
+  private readonly schema: JsonSchema | undefined;
 
   private root: unknown;
   private readonly frames: Frame[] = [];
@@ -157,6 +163,7 @@ class Builder implements ScanEvents {
     this.json.events = this;
     this.sink = sink;
     this.validator = validatorFor(options);
+    this.schema = options.schema;
     this.snapshots = options.snapshots !== false;
   }
 
@@ -258,14 +265,19 @@ class Builder implements ScanEvents {
     if (kind === KIND_STRING) {
       this.appendString(end - 1);
       this.changes.push({ op: 'complete', path: this.valuePath });
+      this.checkSubtree(this.valuePath, depth === 0 ? this.root : this.read(depth, this.valuePath), end);
     } else if (kind === KIND_SCALAR) {
       const value: unknown = JSON.parse(this.text(this.valueFrom, end));
       this.place(depth, this.valuePath, value);
       this.changes.push({ op: 'add', path: this.valuePath, value });
       this.changes.push({ op: 'complete', path: this.valuePath });
+      this.checkSubtree(this.valuePath, value, end);
     } else {
       const frame = this.frames.pop();
-      if (frame !== undefined) this.changes.push({ op: 'complete', path: frame.path });
+      if (frame !== undefined) {
+        this.changes.push({ op: 'complete', path: frame.path });
+        this.checkSubtree(frame.path, frame.node, end);
+      }
     }
   }
 
@@ -349,6 +361,28 @@ class Builder implements ScanEvents {
     this.stats.updates++;
     this.stats.changes += changes.length;
     this.sink.update(this.root, changes);
+  }
+
+  /** A subtree (not the root) closed: check it against its sub-schema, when there is one. */
+  private checkSubtree(path: readonly PathSegment[], value: unknown, at: number): void {
+    if (this.schema === undefined || path.length === 0) return;
+    const sub = subSchemaAt(this.schema, path);
+    if (sub === undefined) return;
+    // compileSchema caches by schema object, and subSchemaAt returns the same object each time.
+    const validator = validatorFor({ schema: sub });
+    if (validator === undefined) return;
+    const result = validator.validate(value);
+    if (result.valid) return;
+    const pointer = path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+    countDiagnostic(this.stats.diagnostics, DiagnosticReason.schema);
+    this.sink.diagnostic({
+      reason: DiagnosticReason.schema,
+      offset: at,
+      excerpt: '',
+      message: `the value at ${pointer} does not match its schema: ${result.message}`,
+      errors: result.errors.map((e) => ({ ...e, path: pointer + e.path })),
+      ...(result.branch === undefined ? {} : { branch: result.branch }),
+    });
   }
 
   /** The document is complete: check it against the schema. */

@@ -394,6 +394,65 @@ export function elementSchemaAt(schema: JsonSchema, path: readonly string[]): Js
   return carried;
 }
 
+/**
+ * The sub-schema that applies to the value at `path` (object keys and array indices) inside a
+ * document that `schema` describes, following `properties`, `additionalProperties`,
+ * `prefixItems`/`items` and local `$ref`s; the document's `$defs`/`definitions` are carried
+ * over. `undefined` when the path leads through a combinator (`oneOf`, `anyOf`, `allOf`,
+ * `if`) or anything else whose meaning depends on the value: such subtrees are checked with
+ * the whole document.
+ */
+export function subSchemaAt(schema: JsonSchema, path: readonly (string | number)[]): JsonSchema | undefined {
+  if (typeof schema === 'boolean') return schema;
+  let node: unknown = schema;
+  for (const segment of path) {
+    node = resolveLocal(schema, node);
+    if (typeof node === 'boolean') return node;
+    if (
+      !isObject(node) ||
+      node.oneOf !== undefined ||
+      node.anyOf !== undefined ||
+      node.allOf !== undefined ||
+      node.if !== undefined
+    ) {
+      return undefined;
+    }
+    if (typeof segment === 'number') {
+      const prefix = Array.isArray(node.prefixItems)
+        ? node.prefixItems
+        : Array.isArray(node.items)
+          ? node.items
+          : undefined;
+      if (prefix !== undefined && segment < prefix.length) node = prefix[segment];
+      else if (prefix !== undefined) node = Array.isArray(node.items) ? node.additionalItems : node.items;
+      else node = node.items;
+    } else {
+      const properties = isObject(node.properties) ? node.properties : undefined;
+      if (properties !== undefined && Object.hasOwn(properties, segment)) node = properties[segment];
+      else if (node.patternProperties !== undefined) return undefined;
+      else node = node.additionalProperties;
+    }
+    if (node === undefined) return undefined;
+  }
+  node = resolveLocal(schema, node);
+  if (typeof node === 'boolean') return node;
+  if (!isObject(node)) return undefined;
+  if (node === schema) return schema;
+  // One carried copy per sub-schema, so that compileSchema's cache (by object) compiles it once.
+  let carried = carriedCopies.get(node);
+  if (carried === undefined) {
+    const copy: Record<string, unknown> = { ...node };
+    for (const keyword of ['$schema', '$defs', 'definitions'] as const) {
+      if (schema[keyword] !== undefined && copy[keyword] === undefined) copy[keyword] = schema[keyword];
+    }
+    carried = copy;
+    carriedCopies.set(node, carried);
+  }
+  return carried;
+}
+
+const carriedCopies = new WeakMap<object, SchemaObject>();
+
 const cache = new WeakMap<object, Map<string, CompiledSchema>>();
 const booleanSchemas = new Map<string, CompiledSchema>();
 
