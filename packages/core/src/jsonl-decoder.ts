@@ -292,7 +292,8 @@ class Decoder implements JsonlDecoder {
     this.lineOffset += rawLength;
     this.stats.lines++;
     // Fast path: an ordinary JSONL line, parsed without classifying it first.
-    if (this.mode === MODE_IDLE && line.charCodeAt(0) === 0x7b) {
+    const tried = this.mode === MODE_IDLE && line.charCodeAt(0) === 0x7b;
+    if (tried) {
       let value: unknown;
       let parsed = true;
       try {
@@ -307,7 +308,7 @@ class Decoder implements JsonlDecoder {
     }
     if (this.strict) this.strictLine(line, lineNo, offset, final);
     else if (this.mode === MODE_BLOCK) this.blockContinues(line, lineNo, offset, final);
-    else this.freshLine(line, lineNo, offset, final);
+    else this.freshLine(line, lineNo, offset, final, tried);
   }
 
   private skipLine(reason: 'blank' | 'fence', line: string, lineNo: number, offset: number): void {
@@ -458,7 +459,8 @@ class Decoder implements JsonlDecoder {
     this.report(DiagnosticReason.syntax, lineNo, lineNo, offset, column, line, message, 1);
   }
 
-  private freshLine(line: string, lineNo: number, offset: number, final: boolean): void {
+  /** A line outside any open value; `parseFailed` when JSON.parse already rejected it. */
+  private freshLine(line: string, lineNo: number, offset: number, final: boolean, parseFailed = false): void {
     const i = firstNonSpace(line);
     if (i === line.length) return this.skipLine('blank', line, lineNo, offset);
     const c = line.charCodeAt(i);
@@ -467,7 +469,7 @@ class Decoder implements JsonlDecoder {
       return this.skipLine('fence', line, lineNo, offset);
     }
     // Fast path: the line is one JSON value.
-    if (c !== 0x5d) {
+    if (c !== 0x5d && !parseFailed) {
       try {
         const value = JSON.parse(line);
         this.deliver(value, lineNo, lineNo, offset, line);
