@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { applyChanges, type Change, createPartialBuilder, type Diagnostic } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
 import { corpus } from '../support/corpora.js';
+import { grows } from '../support/partial.js';
 
 interface IndexEntry {
   readonly file: string;
@@ -106,42 +107,6 @@ function build(chunks: readonly string[]): Run {
   builder.end();
   run.final = builder.value;
   return run;
-}
-
-/**
- * Asserts that `later` extends `earlier` (ported from test/properties/partial.property.test.ts):
- * strings only grow, arrays only append, scalars never change; with `identity`, complete
- * elements are the same objects.
- */
-function grows(earlier: unknown, later: unknown, earlierDone: boolean, identity = true): void {
-  if (typeof earlier === 'string') {
-    expect(typeof later).toBe('string');
-    expect((later as string).startsWith(earlier)).toBe(true);
-    return;
-  }
-  if (Array.isArray(earlier)) {
-    expect(Array.isArray(later)).toBe(true);
-    const next = later as unknown[];
-    expect(next.length).toBeGreaterThanOrEqual(earlier.length);
-    earlier.forEach((element, i) => {
-      if (i < earlier.length - 1 || earlierDone) {
-        if (identity) expect(next[i]).toBe(element);
-        else expect(next[i]).toEqual(element);
-      } else {
-        grows(element, next[i], false, identity);
-      }
-    });
-    return;
-  }
-  if (typeof earlier === 'object' && earlier !== null) {
-    const next = later as Record<string, unknown>;
-    for (const key of Object.keys(earlier)) {
-      expect(Object.hasOwn(next, key)).toBe(true);
-      grows((earlier as Record<string, unknown>)[key], next[key], earlierDone, identity);
-    }
-    return;
-  }
-  expect(later).toBe(earlier);
 }
 
 const entries = index.present

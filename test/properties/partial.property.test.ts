@@ -7,6 +7,7 @@ import { applyChanges, type Change, createPartialBuilder, type Diagnostic } from
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { numRuns, splitAt, splitPoints } from '../support/chunking.js';
+import { grows } from '../support/partial.js';
 
 interface Run {
   snapshots: unknown[];
@@ -48,43 +49,6 @@ const document = fc
       text: fc.constantFrom(0, 1, 2).map((space) => JSON.stringify(value, null, space)),
     }),
   );
-
-/**
- * Asserts that `later` extends `earlier` as the invariants allow; with `identity`, complete
- * elements must be the same objects (snapshots of one run), else equal (across runs).
- */
-function grows(earlier: unknown, later: unknown, earlierDone: boolean, identity = true): void {
-  if (typeof earlier === 'string') {
-    expect(typeof later).toBe('string');
-    expect((later as string).startsWith(earlier)).toBe(true);
-    return;
-  }
-  if (Array.isArray(earlier)) {
-    expect(Array.isArray(later)).toBe(true);
-    const next = later as unknown[];
-    expect(next.length).toBeGreaterThanOrEqual(earlier.length);
-    // Every element but the last is complete, so it stays the same object (or value).
-    earlier.forEach((element, i) => {
-      if (i < earlier.length - 1 || earlierDone) {
-        if (identity) expect(next[i]).toBe(element);
-        else expect(next[i]).toEqual(element);
-      } else {
-        grows(element, next[i], false, identity);
-      }
-    });
-    return;
-  }
-  if (typeof earlier === 'object' && earlier !== null) {
-    const next = later as Record<string, unknown>;
-    for (const key of Object.keys(earlier)) {
-      expect(Object.hasOwn(next, key)).toBe(true);
-      grows((earlier as Record<string, unknown>)[key], next[key], earlierDone, identity);
-    }
-    return;
-  }
-  // Numbers, booleans and null appear complete and never change.
-  expect(later).toBe(earlier);
-}
 
 describe('partial values', () => {
   fcTest.prop([document.chain((d) => fc.tuple(fc.constant(d), splitPoints(d.text.length)))], { numRuns })(
