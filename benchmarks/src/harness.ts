@@ -13,6 +13,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Bench } from 'tinybench';
 import type { Entrant, Layer } from './entrants.js';
+import { formatSize } from './report.js';
+import type { Case, RunContext } from './scenario.js';
 
 export interface MeasureOptions {
   /** Timed rounds per entrant; the figures are medians over rounds. */
@@ -184,4 +186,57 @@ export function exponentOf(small: Timing, smallSize: number, large: Timing, larg
   const r = ratio(large, small);
   const e = (x: number) => growthExponent(1, smallSize, x, largeSize);
   return { median: e(r.median), min: e(r.min), max: e(r.max) };
+}
+
+/** The timings of one size of a growing input, and the entrants not run there. */
+export interface SizeResult {
+  readonly label: string;
+  readonly size: number;
+  readonly timings: Timing[];
+  /** Entrants not run at this size, with the predicted time of one run in ms. */
+  readonly skipped: { readonly name: string; readonly predictedMs: number }[];
+}
+
+/**
+ * Runs cases of growing size, smallest first, for the size sweeps (long line, salvage,
+ * partial values). An entrant whose time for one run, extrapolated from the sizes before with
+ * the growth seen so far (at least linear), exceeds `maxRunMs` is not run at that size or any
+ * larger one: a quadratic peer is measured where it can be, not waited for.
+ */
+export async function measureGrowing(
+  cases: readonly Case[],
+  context: RunContext,
+  scenario: string,
+  maxRunMs: number,
+): Promise<SizeResult[]> {
+  const results: SizeResult[] = [];
+  const last = new Map<string, { ms: number; size: number; growth: number }>();
+  const dropped = new Set<string>();
+  for (const c of cases) {
+    context.log(`${scenario}: ${c.label}, ${formatSize(c.size)}`);
+    const run: { entrant: Entrant; estimateMs: number }[] = [];
+    const skipped: SizeResult['skipped'] = [];
+    for (const { entrant, expected } of c.contestants) {
+      if (dropped.has(entrant.name)) continue;
+      const before = last.get(entrant.name);
+      if (before !== undefined) {
+        const predictedMs = before.ms * before.growth ** Math.log10(c.size / before.size);
+        if (predictedMs > maxRunMs) {
+          skipped.push({ name: entrant.name, predictedMs });
+          dropped.add(entrant.name);
+          continue;
+        }
+      }
+      await verify(entrant, expected);
+      const ms = await verify(entrant, expected);
+      const growth = before === undefined ? 10 : Math.max(10, growthPer10x(before.ms, before.size, ms, c.size));
+      last.set(entrant.name, { ms, size: c.size, growth });
+      run.push({ entrant, estimateMs: ms });
+    }
+    for (const s of skipped) {
+      context.log(`  ${s.name}: not run, one run predicted to take ${Math.round(s.predictedMs / 1000)} s`);
+    }
+    results.push({ label: c.label, size: c.size, timings: await measure(run, context.measure), skipped });
+  }
+  return results;
 }

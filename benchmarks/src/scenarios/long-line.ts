@@ -5,16 +5,8 @@
  * CONVENTIONS.md: "an 80 KB line: seconds").
  */
 
-import {
-  type Entrant,
-  llmjsonDecoder,
-  llmjsonStream,
-  nativeLines,
-  split2Json,
-  streamJsonl,
-  streamparserJson,
-} from '../entrants.js';
-import { exponentOf, growthPer10x, measure, type Timing, verify } from '../harness.js';
+import { llmjsonDecoder, llmjsonStream, nativeLines, split2Json, streamJsonl, streamparserJson } from '../entrants.js';
+import { exponentOf, growthPer10x, measureGrowing, type SizeResult } from '../harness.js';
 import { charChunks, longLineObject } from '../inputs.js';
 import { type CaseTimings, formatExponent, formatRatio, formatSize, sideBySide } from '../report.js';
 import type { Case, Scenario, TargetResult } from '../scenario.js';
@@ -46,14 +38,6 @@ function cases(quick: boolean): Case[] {
   });
 }
 
-interface SizeResult {
-  readonly label: string;
-  readonly size: number;
-  readonly timings: Timing[];
-  /** Entrants not run at this size, with the predicted time of one run in ms. */
-  readonly skipped: { readonly name: string; readonly predictedMs: number }[];
-}
-
 export const longLine: Scenario = {
   name: 'long-line',
   title: 'One long JSONL line in 4-character chunks',
@@ -64,34 +48,8 @@ export const longLine: Scenario = {
     `An entrant whose predicted time for one run at the next size exceeds ${MAX_RUN_MS / 1000} s is not run there.`,
   cases,
   async run(context) {
-    const results: SizeResult[] = [];
     // Time of one run at the previous size, and the growth seen so far, per entrant.
-    const last = new Map<string, { ms: number; size: number; growth: number }>();
-    for (const c of cases(context.quick)) {
-      context.log(`${this.name}: ${c.label}, ${formatSize(c.size)}`);
-      const run: { entrant: Entrant; estimateMs: number }[] = [];
-      const skipped: SizeResult['skipped'] = [];
-      for (const { entrant, expected } of c.contestants) {
-        const before = last.get(entrant.name);
-        if (before !== undefined) {
-          const predictedMs = before.ms * before.growth ** Math.log10(c.size / before.size);
-          if (predictedMs > MAX_RUN_MS) {
-            skipped.push({ name: entrant.name, predictedMs });
-            last.delete(entrant.name);
-            continue;
-          }
-        }
-        await verify(entrant, expected);
-        const ms = await verify(entrant, expected);
-        const growth = before === undefined ? 10 : Math.max(10, growthPer10x(before.ms, before.size, ms, c.size));
-        last.set(entrant.name, { ms, size: c.size, growth });
-        run.push({ entrant, estimateMs: ms });
-      }
-      for (const s of skipped) {
-        context.log(`  ${s.name}: not run, one run predicted to take ${Math.round(s.predictedMs / 1000)} s`);
-      }
-      results.push({ label: c.label, size: c.size, timings: await measure(run, context.measure), skipped });
-    }
+    const results = await measureGrowing(cases(context.quick), context, this.name, MAX_RUN_MS);
 
     const names = results[0]?.timings ?? [];
     const steps = results.slice(1).map((r, i) => ({ from: results[i] as SizeResult, to: r }));

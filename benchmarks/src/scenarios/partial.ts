@@ -12,16 +12,15 @@
 import {
   aiParsePartialJson,
   bestEffortPartial,
-  type Entrant,
   jsonriverPartial,
   llmjsonPartialBuilder,
   partialJson,
   streamparserPartial,
 } from '../entrants.js';
-import { exponentOf, growthPer10x, measure, ratio, type Timing, verify } from '../harness.js';
+import { exponentOf, growthPer10x, measureGrowing, ratio, type SizeResult, verify } from '../harness.js';
 import { charChunks, partialDocument } from '../inputs.js';
 import { formatExponent, formatRatio, formatSize, formatSpread, sideBySide } from '../report.js';
-import type { Case, RunContext, Scenario, Table, TargetResult } from '../scenario.js';
+import type { Case, Scenario, Table, TargetResult } from '../scenario.js';
 
 const FULL_SIZES = [1_000, 10_000, 100_000, 1_000_000];
 const QUICK_SIZES = [1_000, 10_000];
@@ -60,52 +59,6 @@ function cases(quick: boolean): Case[] {
   });
 }
 
-interface SizeResult {
-  readonly label: string;
-  readonly size: number;
-  readonly timings: Timing[];
-  /** Entrants not run at this size, with the predicted time of one run in ms. */
-  readonly skipped: { readonly name: string; readonly predictedMs: number }[];
-}
-
-/**
- * Runs the cases smallest first. An entrant whose time for one run, extrapolated from the
- * sizes before with the growth seen so far (at least linear), exceeds the budget is not run
- * at that size or any larger one (the salvage scenario's rule).
- */
-async function growing(all: readonly Case[], context: RunContext): Promise<SizeResult[]> {
-  const results: SizeResult[] = [];
-  const last = new Map<string, { ms: number; size: number; growth: number }>();
-  const dropped = new Set<string>();
-  for (const c of all) {
-    context.log(`partial: ${c.label}, ${formatSize(c.size)}`);
-    const run: { entrant: Entrant; estimateMs: number }[] = [];
-    const skipped: SizeResult['skipped'] = [];
-    for (const { entrant, expected } of c.contestants) {
-      if (dropped.has(entrant.name)) continue;
-      const before = last.get(entrant.name);
-      if (before !== undefined) {
-        const predictedMs = before.ms * before.growth ** Math.log10(c.size / before.size);
-        if (predictedMs > MAX_RUN_MS) {
-          skipped.push({ name: entrant.name, predictedMs });
-          dropped.add(entrant.name);
-          continue;
-        }
-      }
-      await verify(entrant, expected);
-      const ms = await verify(entrant, expected);
-      const growth = before === undefined ? 10 : Math.max(10, growthPer10x(before.ms, before.size, ms, c.size));
-      last.set(entrant.name, { ms, size: c.size, growth });
-      run.push({ entrant, estimateMs: ms });
-    }
-    for (const s of skipped) {
-      context.log(`  ${s.name}: not run, one run predicted to take ${Math.round(s.predictedMs / 1000)} s`);
-    }
-    results.push({ label: c.label, size: c.size, timings: await measure(run, context.measure), skipped });
-  }
-  return results;
-}
-
 export const partial: Scenario = {
   name: 'partial',
   title: 'Partial values: the current value after every chunk',
@@ -122,7 +75,7 @@ export const partial: Scenario = {
   cases,
   async run(context) {
     const all = cases(context.quick);
-    const results = await growing(all, context);
+    const results = await measureGrowing(all, context, 'partial', MAX_RUN_MS);
     const names = all[0]?.contestants.map((x) => x.entrant) ?? [];
     const first = results[0] as SizeResult;
     const lastResult = results[results.length - 1] as SizeResult;

@@ -11,7 +11,6 @@
 import { jsonrepair } from 'jsonrepair';
 import {
   bestEffortJson,
-  type Entrant,
   jsonrepairParse,
   llmjsonExtractAll,
   llmjsonExtractOne,
@@ -19,7 +18,7 @@ import {
   nativeDocument,
   nestedLoopMatcher,
 } from '../entrants.js';
-import { compare, exponentOf, growthPer10x, measure, ratio, type Skipped, type Timing, verify } from '../harness.js';
+import { compare, exponentOf, growthPer10x, measureGrowing, ratio, type SizeResult, type Skipped } from '../harness.js';
 import { charChunks, fencedDocument, jsonDocument, type ProseAnswer, proseThenFence } from '../inputs.js';
 import { type CaseTimings, formatExponent, formatRatio, formatSize, formatSpread, sideBySide } from '../report.js';
 import type { Case, Scenario, Table, TargetResult } from '../scenario.js';
@@ -80,52 +79,6 @@ function cases(quick: boolean): Case[] {
   return [...prose, fencedOnly];
 }
 
-interface SizeResult {
-  readonly label: string;
-  readonly size: number;
-  readonly timings: Timing[];
-  /** Entrants not run at this size, with the predicted time of one run in ms. */
-  readonly skipped: { readonly name: string; readonly predictedMs: number }[];
-}
-
-/**
- * Runs the growing cases smallest first. An entrant whose time for one run, extrapolated
- * from the sizes before with the growth seen so far (at least linear), exceeds the budget
- * is not run at that size or any larger one.
- */
-async function growing(cases: readonly Case[], context: Parameters<Scenario['run']>[0]): Promise<SizeResult[]> {
-  const results: SizeResult[] = [];
-  const last = new Map<string, { ms: number; size: number; growth: number }>();
-  const dropped = new Set<string>();
-  for (const c of cases) {
-    context.log(`salvage: ${c.label}, ${formatSize(c.size)}`);
-    const run: { entrant: Entrant; estimateMs: number }[] = [];
-    const skipped: SizeResult['skipped'] = [];
-    for (const { entrant, expected } of c.contestants) {
-      if (dropped.has(entrant.name)) continue;
-      const before = last.get(entrant.name);
-      if (before !== undefined) {
-        const predictedMs = before.ms * before.growth ** Math.log10(c.size / before.size);
-        if (predictedMs > MAX_RUN_MS) {
-          skipped.push({ name: entrant.name, predictedMs });
-          dropped.add(entrant.name);
-          continue;
-        }
-      }
-      await verify(entrant, expected);
-      const ms = await verify(entrant, expected);
-      const growth = before === undefined ? 10 : Math.max(10, growthPer10x(before.ms, before.size, ms, c.size));
-      last.set(entrant.name, { ms, size: c.size, growth });
-      run.push({ entrant, estimateMs: ms });
-    }
-    for (const s of skipped) {
-      context.log(`  ${s.name}: not run, one run predicted to take ${Math.round(s.predictedMs / 1000)} s`);
-    }
-    results.push({ label: c.label, size: c.size, timings: await measure(run, context.measure), skipped });
-  }
-  return results;
-}
-
 /** What jsonrepair makes of prose around a fence: why it is run only on the fenced-only answer. */
 function jsonrepairOnProse(text: string): string {
   try {
@@ -159,7 +112,7 @@ export const salvage: Scenario = {
     const fencedCase = all[all.length - 1];
     const proseCases = all.slice(0, -1);
     if (fencedCase === undefined || proseCases.length < 2) throw new Error('salvage: no cases');
-    const results = await growing(proseCases, context);
+    const results = await measureGrowing(proseCases, context, 'salvage', MAX_RUN_MS);
 
     context.log(`salvage: ${fencedCase.label}, ${formatSize(fencedCase.size)}`);
     const fencedSkipped: Skipped[] = [];
