@@ -144,6 +144,14 @@ describe('partial values', () => {
     },
   );
 
+  test('a key and a number spanning many chunks are carried without copying them again', () => {
+    const key = 'k'.repeat(20_000);
+    const text = `{"${key}": ${'9'.repeat(300)}}`;
+    const chunks: string[] = [];
+    for (let i = 0; i < text.length; i += 4) chunks.push(text.slice(i, i + 4));
+    expect(build(chunks).final).toEqual(JSON.parse(text));
+  });
+
   test('an escape split across chunks is held back until complete', () => {
     const run = build(['["a\\', 'u00', 'e9b\\', '"c"]']);
     expect(run.snapshots).toEqual([['a'], ['aéb'], ['aéb"c']]);

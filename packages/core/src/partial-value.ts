@@ -444,6 +444,12 @@ class Builder implements ScanEvents {
       this.carried = '';
       return;
     }
+    // A key or number that goes on through this chunk: append the chunk to what is carried
+    // (a rope append), never copy the carried text again, so a long one stays linear.
+    if (from === this.carriedFrom && from < this.chunkBase && this.carried.length === this.chunkBase - from) {
+      this.carried += this.chunk;
+      return;
+    }
     this.carried = this.text(from, this.received);
     this.carriedFrom = from;
   }
