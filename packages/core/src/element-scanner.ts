@@ -13,8 +13,11 @@
  * 1. Chunking does not matter (values, offsets and diagnostics depend on the text only).
  * 2. Truncation yields a prefix: a cut text yields a prefix of the whole text's elements.
  * 3. Linear work and bounded memory: the document is scanned once by the shared
- *    `JsonScanner`; the text kept is the element in flight (at most `maxElementLength`
- *    characters) plus a short tail for object keys.
+ *    `JsonScanner`, which skims each element (brackets and strings only) and leaves checking
+ *    it to the `JSON.parse` that builds its value (decision 009); the text kept is the element
+ *    in flight (at most `maxElementLength` characters) plus a short tail for object keys.
+ * 4. Skimming is invisible: a broken, too-deep or too-long element is reported with the
+ *    reason, offset and message a character-by-character scan gives (see `checkElement`).
  */
 
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
@@ -141,21 +144,32 @@ class Scanner implements ElementScanner, ScanEvents {
     }
     this.json.base = base;
     const end = this.json.scan(text, 0);
-    if (end === SCAN_ERROR) {
-      this.stop(base + this.json.errorIndex);
+    if (this.finished) {
+      // An element in this chunk was broken or too long: already reported, scanning stopped.
+    } else if (end === SCAN_ERROR) {
+      const at = base + this.json.errorIndex;
+      // Past maxDepth inside a skimmed element, a syntax error before it comes first; a
+      // syntax error past maxElementLength comes after the element became too long.
+      const inElement = this.elementStart >= 0;
+      if (
+        !(inElement && (this.json.depthExceeded || at - this.elementStart > this.maxElementLength)) ||
+        !this.checkElement()
+      ) {
+        this.stop(at);
+      }
     } else if (end >= 0) {
       this.finished = true;
       if (!this.arraySeen) {
         this.report(DiagnosticReason.schema, base + end, `the document has no array at ${this.path}`, '');
       }
-    } else if (!this.finished && this.elementStart >= 0 && this.received - this.elementStart > this.maxElementLength) {
-      this.tooLong();
+    } else if (this.elementStart >= 0 && this.received - this.elementStart > this.maxElementLength) {
+      this.checkElement();
     }
     this.compact();
   }
 
   end(): void {
-    if (this.finished) return;
+    if (this.finished || this.checkElement()) return;
     this.finished = true;
     if (!this.started) {
       this.report(DiagnosticReason.truncated, this.received, `no JSON array found (${this.path})`, '');
@@ -174,21 +188,36 @@ class Scanner implements ElementScanner, ScanEvents {
   // ---- scanner events -------------------------------------------------------------------
 
   valueStart(depth: number, start: number): void {
+    if (depth === this.depth - 1) {
+      // The array itself (an empty one has no elements to show it was there).
+      if (!this.arraySeen && this.slice(start, start + 1) === '[' && this.keysOnPath()) this.arraySeen = true;
+      return;
+    }
     if (depth !== this.depth || this.elementStart >= 0 || this.finished || !this.onPath()) return;
     this.elementStart = start;
+    // The element's text is parsed by JSON.parse when it closes: the scanner need only find
+    // its end (see `checkElement` for how its errors are still reported exactly).
+    this.json.skimNext = true;
   }
 
   valueEnd(depth: number, end: number): void {
     if (depth !== this.depth || this.elementStart < 0 || this.finished) return;
     if (end - this.elementStart > this.maxElementLength) {
-      this.tooLong();
+      this.checkElement();
       return;
     }
     const start = this.elementStart;
+    const text = this.slice(start, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      // The checking scanner finds the first error (it accepts exactly what JSON.parse accepts).
+      if (!this.checkElement()) this.stop(start, (error as Error).message, false);
+      return;
+    }
     this.elementStart = -1;
     const index = this.stats.elements++;
-    const text = this.slice(start, end);
-    const value: unknown = JSON.parse(text);
     if (this.validator !== undefined) {
       const result = this.validator.validate(value);
       if (!result.valid) {
@@ -219,17 +248,18 @@ class Scanner implements ElementScanner, ScanEvents {
     this.currentKey[depth] = text === undefined ? undefined : (JSON.parse(text) as string);
   }
 
-  /** True when the containers down to the elements' array follow the path (up to `depth`). */
-  private onPath(depth = this.depth): boolean {
+  /** True when the objects down to the elements' array follow the path's keys. */
+  private keysOnPath(): boolean {
     const json = this.json;
-    for (let d = 1; d < depth; d++) {
+    for (let d = 1; d < this.depth; d++) {
       if (json.containerAt(d) !== 'object' || this.currentKey[d] !== this.keys[d - 1]) return false;
     }
-    if (depth === this.depth) {
-      if (json.containerAt(this.depth) !== 'array') return false;
-      this.arraySeen = true;
-    }
     return true;
+  }
+
+  /** True when the value starting at the elements' depth is an element of the array at the path. */
+  private onPath(): boolean {
+    return this.json.containerAt(this.depth) === 'array' && this.keysOnPath();
   }
 
   // ---- helpers --------------------------------------------------------------------------
@@ -239,11 +269,41 @@ class Scanner implements ElementScanner, ScanEvents {
     this.sink.value(record);
   }
 
-  private stop(at: number): void {
+  /**
+   * Decides what is wrong with the element in flight, whose contents were skimmed: re-scans its
+   * text with the checking scanner (as far as `maxElementLength` allows) and reports the first
+   * problem in text order — a syntax error or nesting past `maxDepth` at the same offset and
+   * with the same message as a scan of the whole document, else `too-long` when the element
+   * runs past `maxElementLength`. Returns false when there is nothing to report (the element
+   * is only unfinished). Runs only on these rare paths, never per element.
+   */
+  private checkElement(): boolean {
+    const start = this.elementStart;
+    if (start < 0 || this.finished) return false;
+    const check = new JsonScanner();
+    check.base = start;
+    check.maxDepth = this.json.maxDepth - this.depth;
+    const limit = Math.min(this.received, start + this.maxElementLength + 1);
+    if (check.scan(this.slice(start, limit), 0) === SCAN_ERROR) {
+      const tooDeep = check.depthExceeded;
+      this.stop(
+        start + check.errorIndex,
+        tooDeep ? `nesting deeper than maxDepth (${this.json.maxDepth})` : check.errorMessage,
+        tooDeep,
+      );
+      return true;
+    }
+    if (this.received - start > this.maxElementLength) {
+      this.tooLong();
+      return true;
+    }
+    return false;
+  }
+
+  private stop(at: number, message = this.json.errorMessage, tooDeep = this.json.depthExceeded): void {
     this.finished = true;
-    const message = this.json.errorMessage;
     this.report(
-      this.json.depthExceeded ? DiagnosticReason.tooDeep : DiagnosticReason.syntax,
+      tooDeep ? DiagnosticReason.tooDeep : DiagnosticReason.syntax,
       at,
       `the document is not valid JSON at offset ${at}: ${message}; the ${this.stats.elements} complete elements before it were emitted`,
       // Up to the failing character: what follows it depends on how the text was chunked.

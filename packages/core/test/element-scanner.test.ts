@@ -6,9 +6,12 @@ import {
   type ElementOptions,
   type ElementRecord,
   extractElements,
+  JsonScanner,
+  SCAN_ERROR,
 } from '@llmjson/core';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { jsonValueText } from '../../../test/support/arbitraries.js';
 import { everyChunkSize, numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
 
 function run(chunks: readonly string[], options: ElementOptions = {}) {
@@ -31,6 +34,70 @@ function elements(text: string, options: ElementOptions = {}) {
   for (const r of whole.records) expect(JSON.parse(text.slice(r.start, r.end))).toEqual(r.value);
   return whole;
 }
+
+/**
+ * The element scanner's semantics for the top-level array, written the plain way: the checking
+ * scanner reads every character of the whole text, elements are cut at its value events, and the
+ * first problem in text order is reported (a syntax error or nesting past maxDepth at its index;
+ * `too-long` once an element passes maxElementLength characters; `truncated` at the end). The
+ * element scanner skims elements instead and must be indistinguishable from this.
+ */
+function reference(text: string, maxDepth: number, maxElementLength: number) {
+  const values: unknown[] = [];
+  const problems: [reason: string, offset: number, message?: string][] = [];
+  const first = text.search(/[[{]/);
+  if (first < 0) return { values, problems: [['truncated', text.length]] };
+  let start = -1;
+  let stopped = false;
+  const scanner = new JsonScanner();
+  scanner.maxDepth = maxDepth;
+  scanner.base = first;
+  scanner.eventDepth = 1;
+  scanner.events = {
+    valueStart(depth, at) {
+      if (depth === 1 && !stopped) start = at;
+    },
+    valueEnd(depth, end) {
+      if (depth !== 1 || stopped || start < 0) return;
+      if (end - start > maxElementLength) {
+        problems.push(['too-long', start]);
+        stopped = true;
+        return;
+      }
+      values.push(JSON.parse(text.slice(start, end)));
+      start = -1;
+    },
+    key() {},
+  };
+  const end = scanner.scan(text.slice(first), 0);
+  if (stopped) return { values, problems };
+  if (end === SCAN_ERROR) {
+    const at = first + scanner.errorIndex;
+    if (start >= 0 && at - start > maxElementLength) problems.push(['too-long', start]);
+    else problems.push([scanner.depthExceeded ? 'too-deep' : 'syntax', at, scanner.errorMessage]);
+  } else if (end >= 0) {
+    if (text[first] !== '[') problems.push(['schema', first + end]);
+  } else if (start >= 0 && text.length - start > maxElementLength) {
+    problems.push(['too-long', start]);
+  } else {
+    problems.push(['truncated', start >= 0 ? start : text.length]);
+  }
+  return { values, problems };
+}
+
+/** An array of JSON values, then one edit that usually breaks it (never at its first `[`). */
+const brokenArray = fc
+  .tuple(
+    fc.array(jsonValueText, { maxLength: 6 }),
+    fc.nat(),
+    fc.constantFrom('', '"', '\\', '{', '}', '[', ']', ',', ':', 'x', '\n', '\u0001', '1', ' '),
+    fc.nat({ max: 2 }),
+  )
+  .map(([elements, at, insert, remove]) => {
+    const text = `[${elements.join(', ')}]`;
+    const i = 1 + (at % text.length);
+    return text.slice(0, i) + insert + text.slice(i + remove);
+  });
 
 describe('element scanner', () => {
   test('each element of the top-level array, as it completes', () => {
@@ -98,6 +165,14 @@ describe('element scanner', () => {
     expect(r.diagnostics.map((d) => [d.reason, d.offset])).toEqual([['syntax', 7]]);
   });
 
+  test('an empty array is an array: no elements and no diagnostic', () => {
+    expect(elements('[]')).toMatchObject({ values: [], diagnostics: [] });
+    expect(elements('{"items": [ ], "n": 1}', { path: '$.items' })).toMatchObject({ values: [], diagnostics: [] });
+    expect(elements('{"other": [], "items": 2}', { path: '$.items' }).diagnostics.map((d) => d.reason)).toEqual([
+      'schema',
+    ]);
+  });
+
   test('no array where the path says', () => {
     expect(elements('{"a": 1}').diagnostics.map((d) => d.reason)).toEqual(['schema']);
     expect(elements('no json here').diagnostics.map((d) => d.reason)).toEqual(['truncated']);
@@ -144,6 +219,42 @@ describe('element scanner', () => {
         }),
         { numRuns: 10 },
       );
+    },
+  );
+
+  fcTest.prop(
+    [
+      brokenArray,
+      fc.integer({ min: 1, max: 6 }),
+      fc.integer({ min: 1, max: 400 }),
+      fc.array(fc.nat(), { maxLength: 12 }),
+    ],
+    { numRuns },
+  )(
+    'skimming elements is indistinguishable from checking every character: values, and the first problem with its offset and message, under any chunking',
+    (text, maxDepth, maxElementLength, points) => {
+      const expected = reference(text, maxDepth, maxElementLength);
+      for (const chunks of [
+        [text],
+        splitAt(
+          text,
+          points.map((p) => p % (text.length + 1)),
+        ),
+      ]) {
+        const r = run(chunks, { maxDepth, maxElementLength });
+        expect(r.values).toEqual(expected.values);
+        expect(
+          r.diagnostics.map((d, i) =>
+            expected.problems[i]?.[2] === undefined ? [d.reason, d.offset] : [d.reason, d.offset, d.message],
+          ),
+        ).toEqual(
+          expected.problems.map(([reason, offset, message]) =>
+            message === undefined
+              ? [reason, offset]
+              : [reason, offset, expect.stringContaining(`at offset ${offset}: ${message};`)],
+          ),
+        );
+      }
     },
   );
 });
