@@ -106,8 +106,16 @@ function setKey(node: Record<string, unknown>, key: string, value: unknown): voi
 
 /** How many characters at the end of a raw string segment form an unfinished escape. */
 function unfinishedEscape(raw: string): number {
-  // Most chunks end far from any backslash.
-  if (raw.lastIndexOf('\\', raw.length - 1) < raw.length - 6) return 0;
+  // An unfinished escape has its backslash among the last 6 characters; most chunks have none
+  // there (a plain loop: a native search costs more per small chunk than it saves).
+  let near = false;
+  for (let k = Math.max(0, raw.length - 6); k < raw.length; k++) {
+    if (raw.charCodeAt(k) === 0x5c) {
+      near = true;
+      break;
+    }
+  }
+  if (!near) return 0;
   let slashes = 0;
   let i = raw.length - 1;
   while (i >= 0 && raw.charCodeAt(i) === 0x5c) {
