@@ -1,0 +1,100 @@
+/**
+ * The envelope an API consumer receives for one prompt run:
+ *
+ * `{ status, result: { json?, schema_ref?, text, model?, provider?, usage?, finish_reason? }, error? }`
+ *
+ * - `status`: `succeeded`, `incomplete` (cut off at the token limit) or `failed` (the answer
+ *   broke its contract).
+ * - JSON and JSONL prompts: on success `result.json` is the validated document (JSONL: the
+ *   array of valid objects) and `result.text` is its canonical serialization (RFC 8785, JSON
+ *   Canonicalization Scheme: sorted keys, no whitespace, ECMAScript number formatting), so
+ *   equal documents have equal text. Otherwise `result.text` is the model's answer as it came;
+ *   a cut-off JSONL answer still has `result.json`, its complete valid lines.
+ * - Text prompts: `json` and `schema_ref` are omitted; `result.text` is the answer.
+ * - `error`, when not succeeded: `{ reason, detail?, message, errors? }`.
+ */
+
+import { writeFileSync } from 'node:fs';
+import type { Diagnostic, SchemaError } from '@llmjson/core';
+import canonicalizeJson from 'canonicalize';
+import type { ResponseType } from './llm.js';
+
+export interface EnvelopeResult {
+  readonly json?: unknown;
+  readonly schema_ref?: string;
+  readonly text: string;
+  readonly model?: string;
+  readonly provider?: string;
+  readonly usage?: Readonly<Record<string, unknown>>;
+  readonly finish_reason?: string;
+}
+
+export interface EnvelopeError {
+  readonly reason: 'CONTRACT_VALIDATION_FAILED' | 'INCOMPLETE';
+  readonly detail?: 'NOT_JSON' | 'SCHEMA_MISMATCH';
+  readonly message: string;
+  readonly errors?: readonly SchemaError[];
+}
+
+export interface Envelope {
+  readonly status: 'succeeded' | 'incomplete' | 'failed';
+  readonly result: EnvelopeResult;
+  readonly error?: EnvelopeError;
+  /** Lines dropped or recovered (JSONL), and other diagnostics of the answer. */
+  readonly diagnostics?: readonly Diagnostic[];
+  readonly warnings?: readonly string[];
+}
+
+/** RFC 8785 canonical JSON of a value. */
+export function canonicalJson(value: unknown): string {
+  const text = (canonicalizeJson as (value: unknown) => string | undefined)(value);
+  if (text === undefined) throw new TypeError('the value has no JSON representation');
+  return text;
+}
+
+export interface EnvelopeInput {
+  readonly responseType: ResponseType;
+  readonly status: Envelope['status'];
+  /** The validated value (json, jsonl), when succeeded. */
+  readonly json?: unknown;
+  readonly schemaRef?: string | undefined;
+  /** The answer as it came. */
+  readonly text: string;
+  readonly model?: string | undefined;
+  readonly provider?: string | undefined;
+  readonly usage?: Readonly<Record<string, unknown>> | undefined;
+  readonly finishReason?: string | undefined;
+  readonly error?: EnvelopeError | undefined;
+  readonly diagnostics?: readonly Diagnostic[] | undefined;
+  readonly warnings?: readonly string[] | undefined;
+}
+
+/** Builds the envelope; fields that are unknown are omitted, never `null`. */
+export function createEnvelope(input: EnvelopeInput): Envelope {
+  const structured = input.responseType !== 'text';
+  // A failed answer has no document; a cut-off JSONL answer keeps its complete, valid lines.
+  const hasJson = structured && input.status !== 'failed' && input.json !== undefined;
+  const result: Record<string, unknown> = {};
+  if (hasJson) result.json = input.json;
+  if (structured && input.schemaRef !== undefined) result.schema_ref = input.schemaRef;
+  result.text = hasJson && input.status === 'succeeded' ? canonicalJson(input.json) : input.text;
+  if (input.model !== undefined) result.model = input.model;
+  if (input.provider !== undefined) result.provider = input.provider;
+  if (input.usage !== undefined) result.usage = input.usage;
+  if (input.finishReason !== undefined) result.finish_reason = input.finishReason;
+  const envelope: Record<string, unknown> = { status: input.status, result };
+  if (input.error !== undefined && input.status !== 'succeeded') envelope.error = input.error;
+  if (input.diagnostics !== undefined && input.diagnostics.length > 0) envelope.diagnostics = input.diagnostics;
+  if (input.warnings !== undefined && input.warnings.length > 0) envelope.warnings = input.warnings;
+  return envelope as unknown as Envelope;
+}
+
+/**
+ * Writes `envelope.result.text` (for JSON and JSONL prompts, the canonical JSON) to `file`,
+ * only when the run succeeded. Returns true when it wrote the file.
+ */
+export function writeOutputFile(envelope: Envelope, file: string): boolean {
+  if (envelope.status !== 'succeeded') return false;
+  writeFileSync(file, envelope.result.text, 'utf8');
+  return true;
+}

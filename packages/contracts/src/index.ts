@@ -1,0 +1,58 @@
+export { type CatalogEntry, type CatalogProblem, type CatalogReport, checkCatalog } from './catalog.js';
+export {
+  canonicalJson,
+  createEnvelope,
+  type Envelope,
+  type EnvelopeError,
+  type EnvelopeInput,
+  type EnvelopeResult,
+  writeOutputFile,
+} from './envelope.js';
+export {
+  ContractConfigurationError,
+  ContractErrorCode,
+  type ContractErrorDetails,
+  type ContractFailure,
+  ContractValidationError,
+  FailureDetail,
+  type IncompleteAnswer,
+} from './errors.js';
+export type { Llm, LlmOutput, LlmRequest, LlmResult, ResponseType } from './llm.js';
+export {
+  checkPromptConfig,
+  checkVariables,
+  type PromptConfig,
+  type PromptEntry,
+  parseVariables,
+  renderTemplate,
+  type Variables,
+} from './prompt-config.js';
+export {
+  type CallOptions,
+  createPromptManager,
+  type PromptManager,
+  type PromptManagerOptions,
+  type PromptStream,
+} from './prompt-manager.js';
+export {
+  isTruncated,
+  type JsonlOutcome,
+  type JsonOutcome,
+  type JsonSuccess,
+  type ParseJsonOptions,
+  parseJsonlResponse,
+  parseJsonResponse,
+} from './responses.js';
+export {
+  BUILTIN_SCHEMA_ROOT,
+  createSchemaRegistry,
+  type DefaultRootsOptions,
+  defaultSchemaRoots,
+  type ResolvedSchema,
+  readSchemaFile,
+  type SchemaRegistry,
+  type SchemaRegistryOptions,
+  type SchemaRoot,
+  type SchemaRootKind,
+  schemaRefPath,
+} from './schema-registry.js';

@@ -1,0 +1,97 @@
+/**
+ * The user's model function, as the prompt runner calls it.
+ *
+ * `llm(request)` may return (or resolve to) the answer as a string, an async iterable of text
+ * chunks (strings or UTF-8 bytes; a Node Readable is one), or a WHATWG ReadableStream — or an
+ * `LlmResult` object holding such an `output` plus what the provider reported: `model`,
+ * `provider`, `usage`, `finishReason`. Those may be filled in while `output` streams (a
+ * streaming client learns the finish reason and usage at the end): the runner reads them
+ * after the output is consumed.
+ */
+
+import type { JsonSchema } from '@llmjson/core';
+
+export type ResponseType = 'text' | 'json' | 'jsonl';
+
+export interface LlmRequest {
+  /** The prompt's id in the configuration. */
+  readonly id: string;
+  readonly system?: string;
+  /** The rendered prompt. */
+  readonly prompt: string;
+  readonly responseType: ResponseType;
+  /** The schema the answer must match (json and jsonl prompts), for providers with structured output. */
+  readonly schema?: JsonSchema;
+  readonly signal?: AbortSignal;
+}
+
+export type LlmOutput = string | AsyncIterable<string | Uint8Array> | ReadableStream<string | Uint8Array>;
+
+export interface LlmResult {
+  readonly output: LlmOutput;
+  readonly model?: string | undefined;
+  readonly provider?: string | undefined;
+  readonly usage?: Readonly<Record<string, unknown>> | undefined;
+  readonly finishReason?: string | undefined;
+}
+
+export type Llm = (request: LlmRequest) => LlmOutput | LlmResult | Promise<LlmOutput | LlmResult>;
+
+function isOutput(value: unknown): value is LlmOutput {
+  if (typeof value === 'string') return true;
+  if (typeof value !== 'object' || value === null) return false;
+  return Symbol.asyncIterator in value || typeof (value as ReadableStream).getReader === 'function';
+}
+
+/** The answer's text chunks, decoded, and the result whose fields are read once they are consumed. */
+export function normalizeLlmResult(value: LlmOutput | LlmResult): { chunks: AsyncIterable<string>; result: LlmResult } {
+  const result: LlmResult = isOutput(value) ? { output: value } : value;
+  if (!isOutput(result.output)) {
+    throw new TypeError(
+      'the llm function must return a string, an async iterable of text chunks, a Node Readable, a ReadableStream, or { output, model?, provider?, usage?, finishReason? }',
+    );
+  }
+  return { chunks: textChunks(result.output), result };
+}
+
+async function* textChunks(output: LlmOutput): AsyncIterable<string> {
+  if (typeof output === 'string') {
+    yield output;
+    return;
+  }
+  const utf8 = new TextDecoder('utf-8');
+  let pending = false;
+  const iterable: AsyncIterable<string | Uint8Array> =
+    Symbol.asyncIterator in output ? output : readableIterable(output as ReadableStream<string | Uint8Array>);
+  for await (const chunk of iterable) {
+    if (typeof chunk === 'string') {
+      if (pending) {
+        const rest = utf8.decode();
+        pending = false;
+        if (rest !== '') yield rest;
+      }
+      if (chunk !== '') yield chunk;
+    } else {
+      pending = true;
+      const text = utf8.decode(chunk, { stream: true });
+      if (text !== '') yield text;
+    }
+  }
+  if (pending) {
+    const rest = utf8.decode();
+    if (rest !== '') yield rest;
+  }
+}
+
+async function* readableIterable<T>(stream: ReadableStream<T>): AsyncIterable<T> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}

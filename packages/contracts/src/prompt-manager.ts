@@ -1,0 +1,349 @@
+/**
+ * The prompt runner: renders a configured prompt, calls the user's model function, and
+ * returns what the prompt's response type promises — checked locally every time, even when
+ * the provider claims structured output.
+ *
+ * - `invoke(id, vars, llm)`: `text` → the answer; `json` → the validated document (a failed or
+ *   cut-off answer throws `ContractValidationError`); `jsonl` → the array of valid objects
+ *   (invalid lines dropped and reported; none valid → `[]` with a warning; a cut-off answer
+ *   still yields its complete lines). `text` and `json` behave as they did before `jsonl`.
+ * - `run(id, vars, llm)`: the envelope (`succeeded` / `incomplete` / `failed`); never throws
+ *   for the model's answer.
+ * - `stream(id, vars, llm)`: an async iterable of validated objects as they arrive (each JSONL
+ *   line; each element of a JSON array; a JSON object once complete; text chunks for a text
+ *   prompt) and `outcome`, the envelope, once the answer has ended.
+ * Configuration problems (unknown prompt, missing or broken schema, bad variables) throw
+ * `ContractConfigurationError` before the model is called.
+ */
+
+import { createElementScanner, createJsonlDecoder, type Diagnostic, type JsonSchema } from '@llmjson/core';
+import { type CatalogReport, checkCatalog } from './catalog.js';
+import { createEnvelope, type Envelope, type EnvelopeError } from './envelope.js';
+import { ContractConfigurationError, ContractErrorCode, ContractValidationError } from './errors.js';
+import { type Llm, type LlmRequest, normalizeLlmResult, type ResponseType } from './llm.js';
+import {
+  checkPromptConfig,
+  checkVariables,
+  type PromptConfig,
+  type PromptEntry,
+  renderTemplate,
+  type Variables,
+} from './prompt-config.js';
+import { incompleteOutcome, isTruncated, parseJsonResponse } from './responses.js';
+import { compileContractSchema, createSchemaRegistry, type SchemaRegistry } from './schema-registry.js';
+
+export interface PromptManagerOptions {
+  /** Where `schema_ref`s resolve. Default: `createSchemaRegistry()` (workspace, user, built-in roots). */
+  readonly registry?: SchemaRegistry;
+  /** JSON prompts: `'fence-and-prose'` (default) finds the document around prose; `'none'` requires it whole. */
+  readonly tolerate?: 'fence-and-prose' | 'none';
+  /** Every diagnostic of an answer (JSONL lines dropped or recovered, elements that failed). */
+  readonly onDiagnostic?: (diagnostic: Diagnostic, promptId: string) => void;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+}
+
+export interface PromptStream extends AsyncIterable<unknown> {
+  /** The envelope, once the answer has ended (consumes the answer itself when nobody iterates). */
+  readonly outcome: Promise<Envelope>;
+}
+
+export interface PromptManager {
+  /** The prompt ids, in configuration order. */
+  readonly ids: readonly string[];
+  /** The rendered system and user prompt. */
+  render(id: string, vars: Variables): { system?: string; prompt: string };
+  /** The catalog check of this configuration. */
+  check(): CatalogReport;
+  invoke(id: string, vars: Variables, llm: Llm, options?: CallOptions): Promise<unknown>;
+  run(id: string, vars: Variables, llm: Llm, options?: CallOptions): Promise<Envelope>;
+  stream(id: string, vars: Variables, llm: Llm, options?: CallOptions): PromptStream;
+}
+
+interface Prepared {
+  readonly id: string;
+  readonly request: LlmRequest;
+  readonly responseType: ResponseType;
+  readonly schema: JsonSchema | undefined;
+  readonly schemaRef: string | undefined;
+  readonly discriminator: string | false | undefined;
+}
+
+function isArraySchema(schema: JsonSchema | undefined): boolean {
+  if (typeof schema !== 'object') return false;
+  return (
+    schema.type === 'array' ||
+    (schema.type === undefined && (schema.items !== undefined || schema.prefixItems !== undefined))
+  );
+}
+
+class Manager implements PromptManager {
+  private readonly config: PromptConfig;
+  private readonly registry: SchemaRegistry;
+  private readonly options: PromptManagerOptions;
+
+  constructor(config: unknown, options: PromptManagerOptions) {
+    this.config = checkPromptConfig(config);
+    this.registry = options.registry ?? createSchemaRegistry();
+    this.options = options;
+  }
+
+  get ids(): readonly string[] {
+    return Object.keys(this.config.prompts);
+  }
+
+  check(): CatalogReport {
+    return checkCatalog(this.config, this.registry);
+  }
+
+  private entry(id: string): PromptEntry {
+    const entry = Object.hasOwn(this.config.prompts, id) ? this.config.prompts[id] : undefined;
+    if (entry === undefined) {
+      throw new ContractConfigurationError(
+        ContractErrorCode.promptInvalid,
+        `no prompt with id ${JSON.stringify(id)}; the configuration has: ${this.ids.join(', ') || 'none'}`,
+        { promptId: id },
+      );
+    }
+    return entry;
+  }
+
+  render(id: string, vars: Variables): { system?: string; prompt: string } {
+    const entry = this.entry(id);
+    const variables = checkVariables(vars, `the variables of prompt "${id}"`);
+    const prompt = renderTemplate(entry.prompt, variables, id);
+    const systemTemplate = entry.system ?? this.config.system;
+    return systemTemplate === undefined
+      ? { prompt }
+      : { system: renderTemplate(systemTemplate, variables, id), prompt };
+  }
+
+  /** Everything that can go wrong before the call: resolved here, before `llm` runs. */
+  private prepare(id: string, vars: Variables, options: CallOptions): Prepared {
+    const entry = this.entry(id);
+    const responseType = entry['response-type'] ?? 'text';
+    let schema: JsonSchema | undefined;
+    if (entry.schema_ref !== undefined) {
+      try {
+        schema = this.registry.resolve(entry.schema_ref).schema;
+      } catch (error) {
+        if (error instanceof ContractConfigurationError) {
+          throw new ContractConfigurationError(error.code, `prompt "${id}": ${error.message}`, {
+            promptId: id,
+            ref: entry.schema_ref,
+            ...(error.file === undefined ? {} : { file: error.file }),
+            cause: error,
+          });
+        }
+        throw error;
+      }
+    } else if (entry.schema !== undefined) {
+      schema = entry.schema;
+    } else if (responseType !== 'text') {
+      throw new ContractConfigurationError(
+        ContractErrorCode.schemaRefMissing,
+        `prompt "${id}" has response-type "${responseType}" but declares no schema: add "schema" (inline) or "schema_ref"`,
+        { promptId: id },
+      );
+    }
+    if (schema !== undefined) {
+      compileContractSchema(
+        schema,
+        entry.schema_ref === undefined ? `the schema of prompt "${id}"` : `schema "${entry.schema_ref}"`,
+        entry.discriminator === undefined ? {} : { discriminator: entry.discriminator },
+        { promptId: id },
+      );
+    }
+    const rendered = this.render(id, vars);
+    const request: LlmRequest = {
+      id,
+      ...rendered,
+      responseType,
+      ...(schema === undefined ? {} : { schema }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+    return { id, request, responseType, schema, schemaRef: entry.schema_ref, discriminator: entry.discriminator };
+  }
+
+  /** Calls the model, yields values as they complete, returns the envelope. */
+  private async *execute(prepared: Prepared, llm: Llm): AsyncGenerator<unknown, Envelope> {
+    const { id, responseType, schema, discriminator } = prepared;
+    const ready: unknown[] = [];
+    const values: unknown[] = [];
+    const diagnostics: Diagnostic[] = [];
+    const onDiagnostic = this.options.onDiagnostic;
+    const report = (d: Diagnostic) => {
+      diagnostics.push(d);
+      onDiagnostic?.(d, id);
+    };
+    const schemaOptions = {
+      ...(schema === undefined ? {} : { schema }),
+      ...(discriminator === undefined ? {} : { discriminator }),
+    };
+    const engine =
+      responseType === 'jsonl'
+        ? createJsonlDecoder(schemaOptions, {
+            value(value) {
+              values.push(value);
+              ready.push(value);
+            },
+            diagnostic: report,
+          })
+        : responseType === 'json' && isArraySchema(schema)
+          ? createElementScanner(schemaOptions, { value: (element) => ready.push(element.value), diagnostic() {} })
+          : undefined;
+
+    const { chunks, result } = normalizeLlmResult(await llm(prepared.request));
+    let text = '';
+    for await (const chunk of chunks) {
+      text += chunk;
+      if (engine === undefined) {
+        if (responseType === 'text') yield chunk;
+        continue;
+      }
+      engine.write(chunk);
+      while (ready.length > 0) yield ready.shift();
+    }
+    engine?.end();
+    while (ready.length > 0) yield ready.shift();
+
+    const finishReason = result.finishReason;
+    const base = {
+      responseType,
+      schemaRef: prepared.schemaRef,
+      text,
+      model: result.model,
+      provider: result.provider,
+      usage: result.usage,
+      finishReason,
+    };
+    if (responseType === 'text') {
+      const incomplete = isTruncated(finishReason);
+      return createEnvelope({
+        ...base,
+        status: incomplete ? 'incomplete' : 'succeeded',
+        ...(incomplete ? { error: incompleteError(finishReason as string) } : {}),
+      });
+    }
+    if (responseType === 'jsonl') {
+      const incomplete = isTruncated(finishReason);
+      return createEnvelope({
+        ...base,
+        status: incomplete ? 'incomplete' : 'succeeded',
+        json: values,
+        diagnostics,
+        ...(values.length === 0 ? { warnings: ['no valid objects in the answer'] } : {}),
+        ...(incomplete ? { error: incompleteError(finishReason as string) } : {}),
+      });
+    }
+    const outcome = parseJsonResponse(text, {
+      ...schemaOptions,
+      tolerate: this.options.tolerate,
+      finishReason,
+    });
+    if (outcome.status === 'succeeded') {
+      if (engine === undefined) yield outcome.json;
+      return createEnvelope({ ...base, status: 'succeeded', json: outcome.json });
+    }
+    const error: EnvelopeError =
+      outcome.status === 'incomplete'
+        ? incompleteError(outcome.finishReason)
+        : {
+            reason: outcome.reason,
+            detail: outcome.detail,
+            message: outcome.message,
+            ...(outcome.errors.length === 0 ? {} : { errors: outcome.errors }),
+          };
+    return createEnvelope({ ...base, status: outcome.status, error });
+  }
+
+  async run(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): Promise<Envelope> {
+    const generator = this.execute(this.prepare(id, vars, options), llm);
+    for (;;) {
+      const step = await generator.next();
+      if (step.done === true) return step.value;
+    }
+  }
+
+  async invoke(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): Promise<unknown> {
+    const prepared = this.prepare(id, vars, options);
+    const generator = this.execute(prepared, llm);
+    let step = await generator.next();
+    while (step.done !== true) step = await generator.next();
+    const envelope = step.value;
+    if (prepared.responseType === 'text') return envelope.result.text;
+    if (prepared.responseType === 'jsonl') return envelope.result.json ?? [];
+    if (envelope.status === 'succeeded') return envelope.result.json;
+    const error = envelope.error as EnvelopeError;
+    throw new ContractValidationError(
+      error.reason === 'INCOMPLETE'
+        ? incompleteOutcome(envelope.result.finish_reason as string)
+        : {
+            status: 'failed',
+            reason: 'CONTRACT_VALIDATION_FAILED',
+            detail: error.detail as 'NOT_JSON' | 'SCHEMA_MISMATCH',
+            message: error.message,
+            errors: error.errors ?? [],
+          },
+      envelope.result.text,
+      id,
+    );
+  }
+
+  stream(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): PromptStream {
+    const generator = this.execute(this.prepare(id, vars, options), llm);
+    let settle: { resolve(e: Envelope): void; reject(e: unknown): void } | undefined;
+    const outcome = new Promise<Envelope>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    // Nobody may await the outcome: an error is still delivered through the iterator.
+    outcome.catch(() => {});
+    let started = false;
+    async function* values(): AsyncGenerator<unknown, void> {
+      try {
+        for (;;) {
+          const step = await generator.next();
+          if (step.done === true) {
+            settle?.resolve(step.value);
+            return;
+          }
+          yield step.value;
+        }
+      } catch (error) {
+        settle?.reject(error);
+        throw error;
+      }
+    }
+    const iterator = values();
+    return {
+      [Symbol.asyncIterator]() {
+        started = true;
+        return iterator;
+      },
+      get outcome() {
+        if (!started) {
+          started = true;
+          void (async () => {
+            try {
+              for await (const _ of iterator);
+            } catch {
+              // Rejected through `outcome`.
+            }
+          })();
+        }
+        return outcome;
+      },
+    };
+  }
+}
+
+function incompleteError(finishReason: string): EnvelopeError {
+  return { reason: 'INCOMPLETE', message: incompleteOutcome(finishReason).message };
+}
+
+/** Creates a prompt runner. Throws `ContractConfigurationError` when the configuration is malformed. */
+export function createPromptManager(config: unknown, options: PromptManagerOptions = {}): PromptManager {
+  return new Manager(config, options);
+}

@@ -1,0 +1,228 @@
+/**
+ * Schema references: `tnh.sectioning.default_section.v1` names the file
+ * `tnh/sectioning/default_section/v1.schema.json` under the first search root that holds it.
+ *
+ * Roots, highest precedence first (the default order):
+ * 1. workspace — `./schemas/prompt-contracts/` under the working directory;
+ * 2. user — `$XDG_CONFIG_HOME/llmjson/schemas/prompt-contracts/` (or `~/.config/…`);
+ * 3. built-in — the `schemas/prompt-contracts/` folder shipped with this package.
+ *
+ * Rules:
+ * - A reference is one or more dot-separated segments of ASCII letters, digits, `_` and `-`.
+ *   Anything else (an empty segment, `..`, a slash, a backslash, an absolute path) is
+ *   `SCHEMA_REF_INVALID` before the file system is touched.
+ * - A file found under a root must still be under that root once symlinks are resolved;
+ *   one that escapes is `SCHEMA_REF_INVALID`, never read.
+ * - A file must be UTF-8 JSON and a valid JSON Schema (ajv meta-validation, draft-07 by
+ *   default, 2019-09 or 2020-12 by `$schema`), else `SCHEMA_INVALID` naming the file.
+ * - Each reference is read and compiled once; the result says which root won.
+ */
+
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type CompiledSchema, type CompileOptions, compileSchema, type JsonSchema } from '@llmjson/core';
+import { ContractConfigurationError, ContractErrorCode } from './errors.js';
+
+export type SchemaRootKind = 'workspace' | 'user' | 'builtin' | 'custom';
+
+export interface SchemaRoot {
+  readonly dir: string;
+  readonly kind: SchemaRootKind;
+}
+
+export interface DefaultRootsOptions {
+  /** Working directory for the workspace root. Default `process.cwd()`. */
+  readonly cwd?: string;
+  /** Environment for `XDG_CONFIG_HOME`. Default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Home directory for `~/.config`. Default `os.homedir()`. */
+  readonly home?: string;
+}
+
+export interface SchemaRegistryOptions extends DefaultRootsOptions {
+  /**
+   * Search roots, highest precedence first: directories (kind `custom`) or `{ dir, kind }`.
+   * Default: `defaultSchemaRoots()`. Relative directories are resolved against `cwd`.
+   */
+  readonly roots?: readonly (string | SchemaRoot)[];
+}
+
+export interface ResolvedSchema {
+  readonly ref: string;
+  readonly schema: JsonSchema;
+  /** The file read (as found under its root, before symlinks are resolved). */
+  readonly file: string;
+  /** The root that won. */
+  readonly root: SchemaRoot;
+}
+
+export interface SchemaRegistry {
+  /** The search roots, highest precedence first. */
+  readonly roots: readonly SchemaRoot[];
+  /** Reads and checks the schema a reference names. Throws `ContractConfigurationError`. */
+  resolve(ref: string): ResolvedSchema;
+  /** The compiled validator for a reference (compiled once per reference and options). */
+  compile(ref: string, options?: CompileOptions): CompiledSchema;
+}
+
+/** The built-in root: the `schemas/prompt-contracts/` folder of this package. */
+export const BUILTIN_SCHEMA_ROOT = fileURLToPath(new URL('../schemas/prompt-contracts/', import.meta.url));
+
+/** Workspace, user and built-in roots, in that order. */
+export function defaultSchemaRoots(options: DefaultRootsOptions = {}): SchemaRoot[] {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const configHome = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : join(options.home ?? homedir(), '.config');
+  return [
+    { dir: resolve(cwd, 'schemas', 'prompt-contracts'), kind: 'workspace' },
+    { dir: resolve(configHome, 'llmjson', 'schemas', 'prompt-contracts'), kind: 'user' },
+    { dir: BUILTIN_SCHEMA_ROOT, kind: 'builtin' },
+  ];
+}
+
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/** The relative file a reference names, or a reason it is not a reference. */
+export function schemaRefPath(ref: string): string {
+  const reject = (why: string): never => {
+    throw new ContractConfigurationError(
+      ContractErrorCode.schemaRefInvalid,
+      `invalid schema reference ${JSON.stringify(ref)}: ${why}; a reference is dot-separated segments of letters, digits, "_" and "-", such as "tnh.sectioning.default_section.v1"`,
+      { ref },
+    );
+  };
+  if (typeof ref !== 'string' || ref.length === 0) return reject('it is empty');
+  if (ref.includes('/') || ref.includes('\\')) return reject('it contains a path separator');
+  const segments = ref.split('.');
+  for (const segment of segments) {
+    if (segment.length === 0) return reject('it has an empty segment');
+    if (!SEGMENT.test(segment)) return reject(`segment ${JSON.stringify(segment)} has other characters`);
+  }
+  return `${segments.join('/')}.schema.json`;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function inside(dir: string, path: string): boolean {
+  const r = relative(dir, path);
+  return r !== '' && !r.startsWith(`..${sep}`) && r !== '..' && !isAbsolute(r);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Reads a schema file: UTF-8 JSON (a BOM is tolerated). Throws SCHEMA_INVALID naming the file. */
+export function readSchemaFile(file: string, ref?: string): JsonSchema {
+  const details = ref === undefined ? { file } : { file, ref };
+  let text: string;
+  try {
+    text = utf8.decode(readFileSync(file));
+  } catch (cause) {
+    const why = cause instanceof TypeError ? 'it is not valid UTF-8' : (cause as Error).message;
+    throw new ContractConfigurationError(ContractErrorCode.schemaInvalid, `schema file ${file}: ${why}`, {
+      ...details,
+      cause,
+    });
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch (cause) {
+    throw new ContractConfigurationError(
+      ContractErrorCode.schemaInvalid,
+      `schema file ${file} is not JSON: ${(cause as Error).message}`,
+      { ...details, cause },
+    );
+  }
+  if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
+    throw new ContractConfigurationError(
+      ContractErrorCode.schemaInvalid,
+      `schema file ${file} holds ${Array.isArray(schema) ? 'an array' : JSON.stringify(schema)}, not a JSON Schema (an object or a boolean)`,
+      details,
+    );
+  }
+  return schema as JsonSchema;
+}
+
+/** Compiles a schema (meta-validated by ajv); a broken one is SCHEMA_INVALID naming where it came from. */
+export function compileContractSchema(
+  schema: JsonSchema,
+  where: string,
+  options: CompileOptions = {},
+  details: { ref?: string; file?: string; promptId?: string } = {},
+): CompiledSchema {
+  try {
+    return compileSchema(schema, options);
+  } catch (cause) {
+    throw new ContractConfigurationError(
+      ContractErrorCode.schemaInvalid,
+      `${where} is not a valid JSON Schema: ${(cause as Error).message}`,
+      { ...details, cause },
+    );
+  }
+}
+
+class Registry implements SchemaRegistry {
+  readonly roots: readonly SchemaRoot[];
+  private readonly resolved = new Map<string, ResolvedSchema>();
+
+  constructor(options: SchemaRegistryOptions) {
+    const cwd = options.cwd ?? process.cwd();
+    this.roots = (options.roots ?? defaultSchemaRoots(options)).map((root) =>
+      typeof root === 'string'
+        ? { dir: resolve(cwd, root), kind: 'custom' as const }
+        : { dir: resolve(cwd, root.dir), kind: root.kind },
+    );
+  }
+
+  resolve(ref: string): ResolvedSchema {
+    const cached = this.resolved.get(ref);
+    if (cached !== undefined) return cached;
+    const relativePath = schemaRefPath(ref);
+    for (const root of this.roots) {
+      const file = join(root.dir, relativePath);
+      if (!isFile(file)) continue;
+      // Symlinks may point anywhere: the real file must stay under the real root.
+      const realRoot = realpathSync(root.dir);
+      const realFile = realpathSync(file);
+      if (!inside(realRoot, realFile)) {
+        throw new ContractConfigurationError(
+          ContractErrorCode.schemaRefInvalid,
+          `schema reference ${JSON.stringify(ref)}: ${file} resolves to ${realFile}, outside its root ${realRoot} (a symlink escapes the root); not read`,
+          { ref, file },
+        );
+      }
+      const schema = readSchemaFile(file, ref);
+      compileContractSchema(schema, `schema file ${file} (reference ${JSON.stringify(ref)})`, {}, { ref, file });
+      const result: ResolvedSchema = { ref, schema, file, root };
+      this.resolved.set(ref, result);
+      return result;
+    }
+    throw new ContractConfigurationError(
+      ContractErrorCode.schemaNotFound,
+      `schema reference ${JSON.stringify(ref)} not found: looked for ${relativePath} in ${this.roots
+        .map((r) => `${r.dir} (${r.kind})`)
+        .join(', ')}`,
+      { ref },
+    );
+  }
+
+  compile(ref: string, options: CompileOptions = {}): CompiledSchema {
+    const { schema, file } = this.resolve(ref);
+    // compileSchema caches per schema object and options; the schema object is kept here.
+    return compileContractSchema(schema, `schema file ${file}`, options, { ref, file });
+  }
+}
+
+/** Creates a registry over ordered search roots (default: workspace, user, built-in). */
+export function createSchemaRegistry(options: SchemaRegistryOptions = {}): SchemaRegistry {
+  return new Registry(options);
+}
