@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { test as fcTest } from '@fast-check/vitest';
 import {
   ContractConfigurationError,
   ContractValidationError,
@@ -12,8 +13,9 @@ import {
   type LlmRequest,
   parseVariables,
 } from '@llmjson/contracts';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { chunkText } from '../../../test/support/chunking.js';
+import { chunkText, numRuns, splitAt } from '../../../test/support/chunking.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../fixtures/contracts/', import.meta.url));
 const config = JSON.parse(readFileSync(join(FIXTURES, 'prompts.json'), 'utf8')) as unknown;
@@ -379,4 +381,39 @@ describe('stream', () => {
     ).rejects.toThrow('connection reset');
     await expect(iterated.outcome).rejects.toThrow('connection reset');
   });
+});
+
+describe('chunking does not matter', () => {
+  const cases = [
+    'extract-definitions',
+    'extract-relationships',
+    'agent-kg-extract',
+    'extract-ontology',
+    'section-text',
+    'section-text-mismatch',
+  ];
+  const idOf = (name: string) => (name === 'section-text-mismatch' ? 'section-text' : name);
+
+  fcTest.prop([fc.constantFrom(...cases), fc.array(fc.nat(), { maxLength: 40 })], { numRuns })(
+    'stream and run give the same values and envelope under any split of the answer',
+    async (name, points) => {
+      const text = answer(name);
+      const whole = await manager.run(idOf(name), TEXT, () => text);
+      const chunks = splitAt(
+        text,
+        points.map((p) => p % (text.length + 1)),
+      );
+      const stream = manager.stream(idOf(name), TEXT, () => ({
+        output: (async function* () {
+          yield* chunks;
+        })(),
+      }));
+      const values: unknown[] = [];
+      for await (const value of stream) values.push(value);
+      expect(await stream.outcome).toEqual(whole);
+      if (whole.status === 'succeeded') {
+        expect(values).toEqual(Array.isArray(whole.result.json) ? whole.result.json : [whole.result.json]);
+      }
+    },
+  );
 });
