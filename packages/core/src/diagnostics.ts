@@ -27,6 +27,10 @@ export const DiagnosticReason = {
   recovered: 'recovered',
   /** A JSON `null` where the consumer cannot receive one (Node object-mode streams). */
   nullValue: 'null-value',
+  /** A model server's stream: the provider sent an error event; the answer stops there. */
+  providerError: 'provider-error',
+  /** A model server's stream: an event (or a whole format) the decoder does not know; ignored. */
+  unrecognized: 'unrecognized',
 } as const;
 
 export type DiagnosticReason = (typeof DiagnosticReason)[keyof typeof DiagnosticReason];

@@ -42,6 +42,20 @@ export {
   type PathSegment,
 } from './partial-value.js';
 export {
+  createProviderDecoder,
+  type ProviderDecoder,
+  type ProviderDecoderOptions,
+  type ProviderError,
+  ProviderFormat,
+  type ProviderInput,
+  type ProviderMetadata,
+  type ProviderSink,
+  type ProviderStats,
+  type ToolCall,
+  type ToolCallInfo,
+  type Usage,
+} from './provider-decoder.js';
+export {
   createSalvageScanner,
   DEFAULT_MAX_CANDIDATE_LENGTH,
   type SalvagedValue,

@@ -1,0 +1,684 @@
+import { test as fcTest } from '@fast-check/vitest';
+import { ConfigurationError, createProviderDecoder, type ProviderInput } from '@llmjson/core';
+import { describe, expect, test } from 'vitest';
+import { everyChunkSize, numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
+import { type Run, runProviderDecoder } from '../../../test/support/provider.js';
+
+const run = runProviderDecoder;
+
+/** Decodes `body` whole and at every chunk size 1..64; asserts they agree and returns the result. */
+function decode(body: string, input: ProviderInput = 'auto', maxEventLength?: number): Run {
+  const whole = run([body], input, maxEventLength);
+  for (const [label, chunks] of everyChunkSize(body)) expect(run(chunks, input, maxEventLength), label).toEqual(whole);
+  return whole;
+}
+
+/** The 1-based line and the offset where `needle` starts in `body`. */
+function at(body: string, needle: string): { line: number; offset: number } {
+  const offset = body.indexOf(needle);
+  expect(offset).toBeGreaterThanOrEqual(0);
+  return { line: body.slice(0, offset).split(/\r\n|\r|\n/).length, offset };
+}
+
+const brief = (r: Run) => r.diagnostics.map((d) => [d.reason, d.line]);
+
+const sse = (...events: unknown[]) =>
+  events.map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`).join('');
+
+const chunk = (delta: unknown, finish: string | null = null, extra: object = {}) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  model: 'gpt-test',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+  ...extra,
+});
+
+// ---- Bodies ----------------------------------------------------------------------------------
+
+/** Chat completions with CRLF line ends, comments, a multi-line data field, a non-JSON event. */
+const CHAT_CRLF = [
+  ': keep-alive',
+  '',
+  `data: ${JSON.stringify(chunk({ role: 'assistant', content: '' }))}`,
+  '',
+  `data: ${JSON.stringify(chunk({ content: 'Hel' }))}`,
+  '',
+  'data: not json',
+  '',
+  ': ping',
+  'data: {"choices":[{"index":0,',
+  'data: "delta":{"content":"lo ☃"}}]}',
+  '',
+  `data: ${JSON.stringify(chunk({ content: ' 😀' }, 'stop'))}`,
+  '',
+  `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } })}`,
+  '',
+  'data: [DONE]',
+  '',
+  '',
+].join('\r\n');
+
+const CHAT_TOOLS = sse(
+  chunk({ role: 'assistant', content: null, reasoning_content: 'Think' }),
+  chunk({ content: null, reasoning_content: 'ing.' }),
+  chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'weather', arguments: '' } }] }),
+  chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'time', arguments: '{"tz"' } }] }),
+  chunk({ tool_calls: [{ index: 0, id: '', function: { name: '', arguments: '{"city":' } }] }),
+  chunk({ tool_calls: [{ index: 1, function: { arguments: ':"UTC"}' } }] }),
+  chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+  chunk({}, 'tool_calls', { usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 } }),
+  '[DONE]',
+);
+
+const RESPONSES = [
+  'event: response.created',
+  `data: ${JSON.stringify({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', model: 'gpt-5', usage: null } })}`,
+  '',
+  'event: response.in_progress',
+  `data: ${JSON.stringify({ type: 'response.in_progress', response: { id: 'resp_1' } })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.reasoning_summary_text.delta', item_id: 'rs_1', delta: 'Plan.' })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.output_item.added', output_index: 1, item: { id: 'fc_1', type: 'function_call', arguments: '', call_id: 'call_1', name: 'calc' } })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 1, delta: '{"a":' })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 1, delta: '1}' })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.function_call_arguments.done', item_id: 'fc_1', output_index: 1, arguments: '{"a":1}' })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.output_item.added', output_index: 2, item: { id: 'fc_2', type: 'function_call', arguments: '', call_id: 'call_2', name: 'noop' } })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.output_item.done', output_index: 2, item: { id: 'fc_2', type: 'function_call', arguments: '', call_id: 'call_2', name: 'noop' } })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.output_text.delta', item_id: 'msg_1', delta: 'The answer' })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.output_text.delta', item_id: 'msg_1', delta: ' is 1.' })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.output_text.done', item_id: 'msg_1', text: 'The answer is 1.' })}`,
+  '',
+  `data: ${JSON.stringify({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', model: 'gpt-5-2025', incomplete_details: null, usage: { input_tokens: 7, output_tokens: 9, total_tokens: 16 } } })}`,
+  '',
+  '',
+].join('\n');
+
+const anthropicEvent = (e: { type: string }) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+const ANTHROPIC = [
+  {
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      model: 'claude-test',
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 0, output_tokens: 1 },
+    },
+  },
+  { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } },
+  { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hmm.' } },
+  { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig' } },
+  { type: 'content_block_stop', index: 0 },
+  { type: 'ping' },
+  { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
+  { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Calling ' } },
+  { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'tools.' } },
+  { type: 'content_block_stop', index: 1 },
+  {
+    type: 'content_block_start',
+    index: 2,
+    content_block: { type: 'tool_use', id: 'toolu_1', name: 'search', input: {} },
+  },
+  { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '' } },
+  { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{"q": "caf' } },
+  { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: 'é"}' } },
+  { type: 'content_block_stop', index: 2 },
+  {
+    type: 'content_block_start',
+    index: 3,
+    content_block: { type: 'tool_use', id: 'toolu_2', name: 'refresh', input: {} },
+  },
+  { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '' } },
+  { type: 'content_block_stop', index: 3 },
+  { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 42 } },
+  { type: 'message_stop' },
+]
+  .map(anthropicEvent)
+  .join('');
+
+const OLLAMA_CHAT = [
+  {
+    model: 'llama3.2',
+    created_at: 't',
+    message: { role: 'assistant', content: '', thinking: 'Let me see.' },
+    done: false,
+  },
+  { model: 'llama3.2', created_at: 't', message: { role: 'assistant', content: '{"a":' }, done: false },
+  { model: 'llama3.2', created_at: 't', message: { role: 'assistant', content: ' 1}\n' }, done: false },
+  {
+    model: 'llama3.2',
+    created_at: 't',
+    message: {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ function: { name: 'get_time', arguments: { tz: 'UTC' } } }],
+    },
+    done: false,
+  },
+  {
+    model: 'llama3.2',
+    created_at: 't',
+    message: { role: 'assistant', content: '' },
+    done: true,
+    done_reason: 'stop',
+    prompt_eval_count: 26,
+    eval_count: 12,
+  },
+]
+  .map((e) => `${JSON.stringify(e)}\n`)
+  .join('');
+
+const OLLAMA_GENERATE = [
+  { model: 'qwen3', response: 'Hello', done: false },
+  { model: 'qwen3', response: ', world', done: false },
+  { model: 'qwen3', response: '', done: true, done_reason: 'length', prompt_eval_count: 3, eval_count: 2 },
+]
+  .map((e) => JSON.stringify(e))
+  .join('\r\n');
+
+// ---- Tests -----------------------------------------------------------------------------------
+
+describe('OpenAI chat completions', () => {
+  test('CRLF, comments, multi-line data, a non-JSON event (reported, the stream goes on) and [DONE]', () => {
+    const r = decode(CHAT_CRLF, 'openai');
+    expect(r.text).toBe('Hello ☃ 😀');
+    expect(r.diagnostics).toEqual([
+      {
+        reason: 'syntax',
+        ...at(CHAT_CRLF, 'data: not json'),
+        excerpt: 'not json',
+        message: expect.stringMatching(/^event data is not JSON/),
+      },
+    ]);
+    expect(r).toMatchObject({
+      provider: 'openai',
+      model: 'gpt-test',
+      finishReason: 'stop',
+      usage: { inputTokens: 5, outputTokens: 3, totalTokens: 8 },
+      stats: { events: 7, ignoredEvents: 1, diagnostics: { syntax: 1 } },
+    });
+    expect(r.metadata.at(-1)).toEqual({
+      provider: 'openai',
+      model: 'gpt-test',
+      finishReason: 'stop',
+      usage: { inputTokens: 5, outputTokens: 3, totalTokens: 8 },
+    });
+    expect(decode(CHAT_CRLF, 'auto')).toEqual(r);
+  });
+
+  test('LF, CRLF and lone CR line ends give the same result', () => {
+    const lf = CHAT_CRLF.replaceAll('\r\n', '\n');
+    const cr = CHAT_CRLF.replaceAll('\r\n', '\r');
+    const strip = (r: Run) => ({ ...r, calls: [], diagnostics: r.diagnostics.map((d) => d.message) });
+    expect(strip(decode(lf))).toEqual(strip(decode(CHAT_CRLF)));
+    expect(strip(decode(cr))).toEqual(strip(decode(CHAT_CRLF)));
+  });
+
+  test('parallel tool calls are assembled per index; reasoning_content is reasoning, not text', () => {
+    const r = decode(CHAT_TOOLS);
+    expect(r.text).toBe('');
+    expect(r.reasoning).toBe('Thinking.');
+    expect(r.tools).toEqual({ 'choice0.tool_call0': '{"city":"Paris"}', 'choice0.tool_call1': '{"tz":"UTC"}' });
+    expect(r.toolCalls).toEqual([
+      {
+        key: 'choice0.tool_call0',
+        index: 0,
+        id: 'call_a',
+        name: 'weather',
+        arguments: '{"city":"Paris"}',
+        complete: true,
+      },
+      { key: 'choice0.tool_call1', index: 1, id: 'call_b', name: 'time', arguments: '{"tz":"UTC"}', complete: true },
+    ]);
+    expect(r.calls.find((c) => c[0] === 'toolArguments')).toEqual([
+      'toolArguments',
+      'choice0.tool_call1',
+      '{"tz"',
+      { index: 1, id: 'call_b', name: 'time' },
+    ]);
+    expect(r).toMatchObject({
+      finishReason: 'tool_calls',
+      usage: { inputTokens: 20, outputTokens: 10, totalTokens: 30 },
+    });
+    expect(r.diagnostics).toEqual([]);
+  });
+
+  test('a call closed with no arguments is read as {}', () => {
+    const r = decode(
+      sse(
+        chunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'ping', arguments: '' } }] }),
+        chunk({}, 'tool_calls'),
+      ),
+    );
+    expect(r.tools).toEqual({ 'choice0.tool_call0': '{}' });
+    expect(r.toolCalls[0]).toMatchObject({ arguments: '{}', complete: true });
+  });
+
+  test('a stream cut before finish_reason and [DONE] reports the open tool call, which is not read as {}', () => {
+    const body = sse(
+      chunk({ content: 'Sure.' }),
+      chunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '{"x": [1, 2' } }] }),
+    );
+    const r = decode(body);
+    expect(r.text).toBe('Sure.');
+    expect(r.toolCalls).toEqual([
+      { key: 'choice0.tool_call0', index: 0, id: 'c', name: 'f', arguments: '{"x": [1, 2', complete: false },
+    ]);
+    expect(brief(r)).toEqual([['truncated', 5]]);
+    expect(r.diagnostics[0]?.message).toBe(
+      'the stream ended before a finish_reason or [DONE]; tool call(s) cut off: choice0.tool_call0 (f) after 11 characters',
+    );
+    expect(r.finishReason).toBeUndefined();
+  });
+
+  test('an event cut at the end of the body is truncated; a complete one without its blank line is dispatched', () => {
+    const complete = decode(`${sse(chunk({ content: 'a' }))}data: ${JSON.stringify(chunk({ content: 'b' }, 'stop'))}`);
+    expect(complete.text).toBe('ab');
+    expect(complete.diagnostics).toEqual([]);
+    const cut = decode(`${sse(chunk({ content: 'a' }))}data: {"choices":[{"index":0,"delta":{"content":"b`);
+    expect(cut.text).toBe('a');
+    expect(cut.diagnostics.map((d) => [d.reason, d.line, d.message.slice(0, 36)])).toEqual([
+      ['truncated', 3, 'the stream ended inside an event (Un'],
+      ['truncated', 3, 'the stream ended before a finish_rea'],
+    ]);
+  });
+
+  test('events after [DONE] are reported once and ignored', () => {
+    const body = sse(chunk({ content: 'a' }, 'stop'), '[DONE]', chunk({ content: 'b' }), chunk({ content: 'c' }));
+    const r = decode(body);
+    expect(r.text).toBe('a');
+    expect(brief(r)).toEqual([['syntax', 5]]);
+    expect(r.stats).toEqual({ events: 4, ignoredEvents: 2, diagnostics: { syntax: 1 } });
+  });
+
+  test('an error object in the stream is a provider error: reported, exposed, finish reason "error"', () => {
+    const body = sse(chunk({ content: 'Par' }), { error: { message: 'Rate limit reached', type: 'rate_limit_error' } });
+    const r = decode(body);
+    expect(r.text).toBe('Par');
+    expect(r.error).toEqual({ message: 'Rate limit reached', code: 'rate_limit_error' });
+    expect(r.finishReason).toBe('error');
+    expect(r.diagnostics.map((d) => [d.reason, d.message])).toEqual([
+      ['provider-error', 'provider error (rate_limit_error): Rate limit reached'],
+    ]);
+  });
+
+  test('only the first choice is decoded; another choice is reported once', () => {
+    const two = (a: string, b: string) => ({
+      model: 'm',
+      choices: [
+        { index: 0, delta: { content: a } },
+        { index: 1, delta: { content: b } },
+      ],
+    });
+    const r = decode(sse(two('x', 'y'), two('z', 'w'), chunk({}, 'stop')));
+    expect(r.text).toBe('xz');
+    expect(brief(r)).toEqual([['unrecognized', 1]]);
+  });
+
+  test('legacy completions (choices[0].text) and content parts', () => {
+    const r = decode(
+      sse(
+        { object: 'text_completion', model: 'm', choices: [{ index: 0, text: 'one ', finish_reason: null }] },
+        { object: 'text_completion', model: 'm', choices: [{ index: 0, text: 'two', finish_reason: 'length' }] },
+      ),
+    );
+    expect(r).toMatchObject({ text: 'one two', finishReason: 'length', diagnostics: [] });
+    const parts = decode(
+      sse(
+        chunk({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'hm' }] }] }),
+        chunk({ content: [{ type: 'text', text: 'ok' }] }, 'stop'),
+      ),
+    );
+    expect(parts).toMatchObject({ text: 'ok', reasoning: 'hm' });
+  });
+});
+
+describe('OpenAI Responses', () => {
+  test('text, function-call arguments per item, reasoning, event: fields, completed status and usage', () => {
+    const r = decode(RESPONSES, 'openai-responses');
+    expect(r.text).toBe('The answer is 1.');
+    expect(r.reasoning).toBe('Plan.');
+    expect(r.tools).toEqual({ fc_1: '{"a":1}', fc_2: '{}' });
+    expect(r.toolCalls).toEqual([
+      { key: 'fc_1', index: 1, id: 'call_1', name: 'calc', arguments: '{"a":1}', complete: true },
+      { key: 'fc_2', index: 2, id: 'call_2', name: 'noop', arguments: '{}', complete: true },
+    ]);
+    expect(r).toMatchObject({
+      provider: 'openai-responses',
+      model: 'gpt-5-2025',
+      finishReason: 'completed',
+      usage: { inputTokens: 7, outputTokens: 9, totalTokens: 16 },
+      diagnostics: [],
+    });
+    expect(decode(RESPONSES, 'auto')).toEqual(r);
+  });
+
+  test('response.incomplete gives the reason; response.failed is a provider error', () => {
+    const incomplete = decode(
+      sse(
+        { type: 'response.created', response: { model: 'gpt-5' } },
+        { type: 'response.output_text.delta', delta: '{"a":' },
+        {
+          type: 'response.incomplete',
+          response: {
+            status: 'incomplete',
+            incomplete_details: { reason: 'max_output_tokens' },
+            usage: { input_tokens: 1, output_tokens: 2 },
+          },
+        },
+      ),
+    );
+    expect(incomplete).toMatchObject({
+      text: '{"a":',
+      finishReason: 'max_output_tokens',
+      usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+      diagnostics: [],
+    });
+    const failed = decode(
+      sse(
+        { type: 'response.created', response: { model: 'gpt-5' } },
+        { type: 'response.failed', response: { status: 'failed', error: { code: 'server_error', message: 'boom' } } },
+      ),
+    );
+    expect(failed.finishReason).toBe('failed');
+    expect(failed.error).toEqual({ message: 'boom', code: 'server_error' });
+    expect(failed.diagnostics.map((d) => [d.reason, d.message])).toEqual([
+      ['provider-error', 'provider error (server_error): boom'],
+    ]);
+  });
+
+  test('an error event ({type: "error", code, message})', () => {
+    const r = decode(
+      sse(
+        { type: 'response.created', response: {} },
+        { type: 'error', code: 'rate_limit_exceeded', message: 'slow down' },
+      ),
+    );
+    expect(r.error).toEqual({ message: 'slow down', code: 'rate_limit_exceeded' });
+    expect(brief(r)).toEqual([['provider-error', 3]]);
+  });
+});
+
+describe('Anthropic Messages', () => {
+  test('text, thinking as reasoning, tool input pieces per block, "" arguments read as {}, usage with cache tokens', () => {
+    const r = decode(ANTHROPIC, 'anthropic');
+    expect(r.text).toBe('Calling tools.');
+    expect(r.reasoning).toBe('Hmm.');
+    expect(r.tools).toEqual({ 'message1.block2': '{"q": "café"}', 'message1.block3': '{}' });
+    expect(r.toolCalls).toEqual([
+      { key: 'message1.block2', index: 2, id: 'toolu_1', name: 'search', arguments: '{"q": "café"}', complete: true },
+      { key: 'message1.block3', index: 3, id: 'toolu_2', name: 'refresh', arguments: '{}', complete: true },
+    ]);
+    expect(r).toMatchObject({
+      provider: 'anthropic',
+      model: 'claude-test',
+      finishReason: 'tool_use',
+      usage: { inputTokens: 15, outputTokens: 42, totalTokens: 57 },
+      diagnostics: [],
+      stats: { events: 20, ignoredEvents: 0 },
+    });
+    expect(decode(ANTHROPIC, 'auto')).toEqual(r);
+  });
+
+  test('block indexes restart at each message_start: keys carry the message number', () => {
+    const message = (n: number, args: string) =>
+      [
+        { type: 'message_start', message: { model: 'claude-test', usage: { input_tokens: n, output_tokens: 1 } } },
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: `t${n}`, name: 'f', input: {} },
+        },
+        { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: args } },
+        { type: 'content_block_stop', index: 0 },
+        {
+          type: 'message_delta',
+          delta: { stop_reason: n === 1 ? 'tool_use' : 'end_turn' },
+          usage: { output_tokens: 5 },
+        },
+        { type: 'message_stop' },
+      ]
+        .map(anthropicEvent)
+        .join('');
+    const r = decode(message(1, '{"n":1}') + message(2, '{"n":2}'));
+    expect(r.tools).toEqual({ 'message1.block0': '{"n":1}', 'message2.block0': '{"n":2}' });
+    // Metadata describes the last message.
+    expect(r).toMatchObject({ finishReason: 'end_turn', usage: { inputTokens: 2, outputTokens: 5, totalTokens: 7 } });
+  });
+
+  test('a message cut by a new message_start: the cut call is reported, not merged, and stays incomplete', () => {
+    const start = (id: string) => [
+      { type: 'message_start', message: { id, model: 'claude-test', usage: { input_tokens: 3, output_tokens: 1 } } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id, name: 'f', input: {} } },
+    ];
+    const events = [
+      ...start('first'),
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"v":"Spa' } },
+      ...start('second'),
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"v":"Sparkle"}' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } },
+      { type: 'message_stop' },
+    ];
+    const body = events.map(anthropicEvent).join('');
+    const r = decode(body);
+    expect(r.toolCalls.map((c) => [c.key, c.id, c.arguments, c.complete])).toEqual([
+      ['message1.block0', 'first', '{"v":"Spa', false],
+      ['message2.block0', 'second', '{"v":"Sparkle"}', true],
+    ]);
+    expect(r.diagnostics).toEqual([
+      {
+        reason: 'truncated',
+        ...at(body, 'event: message_start\ndata: {"type":"message_start","message":{"id":"second"'),
+        excerpt: '{"v":"Spa',
+        message:
+          'message 1 ended without message_stop: a new message_start followed; tool call(s) cut off: message1.block0 (f) after 9 characters',
+      },
+    ]);
+  });
+
+  test('a tool input given up front (content_block_start input, message_start content) is one piece', () => {
+    const r = decode(
+      [
+        { type: 'message_start', message: { model: 'c', content: [] } },
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 'a', name: 'roll', input: { p: 1 } },
+        },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'message_stop' },
+        {
+          type: 'message_start',
+          message: {
+            model: 'c',
+            stop_reason: 'tool_use',
+            content: [{ type: 'tool_use', id: 'b', name: 'roll', input: { p: 2 } }],
+          },
+        },
+        { type: 'message_stop' },
+      ]
+        .map(anthropicEvent)
+        .join(''),
+    );
+    expect(r.tools).toEqual({ 'message1.block0': '{"p":1}', 'message2.block0': '{"p":2}' });
+    expect(r.finishReason).toBe('tool_use');
+  });
+
+  test('an error event is a provider error; a stream without message_stop is truncated', () => {
+    const body = `${anthropicEvent({ type: 'message_start', message: { model: 'c' } } as { type: string })}event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`;
+    const r = decode(body);
+    expect(r.error).toEqual({ message: 'Overloaded', code: 'overloaded_error' });
+    expect(r.diagnostics.map((d) => [d.reason, d.message])).toEqual([
+      ['provider-error', 'provider error (overloaded_error): Overloaded'],
+    ]);
+    const cut = decode(anthropicEvent({ type: 'message_start', message: { model: 'c' } } as { type: string }));
+    expect(cut.diagnostics.map((d) => d.message)).toEqual(['the stream ended before message_stop']);
+  });
+
+  test('an SSE error event whose data is not JSON is still a provider error', () => {
+    const r = decode('event: error\ndata: upstream timeout\n\n', 'anthropic');
+    expect(r.error).toEqual({ message: 'upstream timeout' });
+  });
+});
+
+describe('Ollama NDJSON', () => {
+  test('/api/chat: content, thinking, tool calls with complete arguments, done_reason and counts', () => {
+    const r = decode(OLLAMA_CHAT, 'ollama');
+    expect(r.text).toBe('{"a": 1}\n');
+    expect(r.reasoning).toBe('Let me see.');
+    expect(r.toolCalls).toEqual([
+      { key: 'tool_call0', index: 0, name: 'get_time', arguments: '{"tz":"UTC"}', complete: true },
+    ]);
+    expect(r).toMatchObject({
+      provider: 'ollama',
+      model: 'llama3.2',
+      finishReason: 'stop',
+      usage: { inputTokens: 26, outputTokens: 12, totalTokens: 38 },
+      diagnostics: [],
+      stats: { events: 5 },
+    });
+    expect(decode(OLLAMA_CHAT, 'auto')).toEqual(r);
+  });
+
+  test('/api/generate with CRLF and no final line break', () => {
+    const r = decode(OLLAMA_GENERATE);
+    expect(r).toMatchObject({ provider: 'ollama', text: 'Hello, world', finishReason: 'length', diagnostics: [] });
+  });
+
+  test('a line that is not JSON is reported with its line and offset; {"error"} is a provider error', () => {
+    const body = `${JSON.stringify({ model: 'm', response: 'a', done: false })}\n{"model": oops}\n{"error":"model 'x' not found"}\n`;
+    const r = decode(body);
+    expect(r.text).toBe('a');
+    expect(r.diagnostics.map((d) => [d.reason, d.line, d.offset])).toEqual([
+      ['syntax', 2, body.indexOf('{"model": oops}')],
+      ['provider-error', 3, body.indexOf('{"error"')],
+    ]);
+    expect(r.error).toEqual({ message: "model 'x' not found" });
+  });
+
+  test('a cut last line is truncated', () => {
+    const r = decode(`${JSON.stringify({ model: 'm', response: 'a', done: false })}\n{"model":"m","resp`);
+    expect(r.diagnostics.map((d) => d.reason)).toEqual(['truncated', 'truncated']);
+  });
+});
+
+describe('auto detection and bad input', () => {
+  test('a stream format that is not decoded is reported by name, not silently dropped', () => {
+    const cohere = sse(
+      { type: 'message-start', delta: { message: { role: 'assistant' } } },
+      { type: 'content-delta', index: 0, delta: { message: { content: { text: 'Hi' } } } },
+      { type: 'message-end', delta: { finish_reason: 'COMPLETE' } },
+    );
+    const r = decode(cohere);
+    expect(r.provider).toBeUndefined();
+    expect(r.text).toBe('');
+    expect(r.diagnostics.map((d) => [d.reason, d.line, d.message])).toEqual([
+      ['unrecognized', 1, expect.stringMatching(/^Cohere v2 chat event: this stream format is not decoded/)],
+      ['unrecognized', 7, '2 more event(s) of an unrecognised shape were ignored'],
+    ]);
+    expect(r.stats).toEqual({ events: 3, ignoredEvents: 3, diagnostics: { unrecognized: 2 } });
+    const gemini = decode(`${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Hi' }] } }] })}\n`);
+    expect(gemini.diagnostics[0]?.message).toMatch(/^Google Gemini event/);
+    const bedrock = decode(
+      `${JSON.stringify({ contentBlockDelta: { contentBlockIndex: 0, delta: { text: 'Hi' } } })}\n`,
+    );
+    expect(bedrock.diagnostics[0]?.message).toMatch(/^Amazon Bedrock ConverseStream event/);
+  });
+
+  test('an event of another format under a fixed input is reported', () => {
+    const r = decode(ANTHROPIC, 'openai');
+    expect(r.text).toBe('');
+    expect(r.diagnostics.map((d) => d.reason)).toEqual(['unrecognized', 'unrecognized', 'truncated']);
+    expect(r.diagnostics[0]?.message).toBe('not an event of the openai stream format; ignored');
+  });
+
+  test('a body that is not SSE reports each line as prose', () => {
+    const r = decode('<html>\n<body>Bad gateway</body>\n</html>\n');
+    expect(brief(r)).toEqual([
+      ['prose', 1],
+      ['prose', 2],
+      ['prose', 3],
+      ['truncated', 4],
+    ]);
+    expect(r.diagnostics[3]?.message).toBe('the input holds no provider event');
+  });
+
+  test('an empty body', () => {
+    expect(brief(decode(''))).toEqual([['truncated', 1]]);
+    expect(decode('', 'openai').diagnostics[0]?.message).toBe('the stream ended before a finish_reason or [DONE]');
+  });
+
+  test('JSON that is not an object is reported', () => {
+    const r = decode(sse('[1,2]', chunk({ content: 'ok' }, 'stop')));
+    expect(r.text).toBe('ok');
+    expect(r.diagnostics.map((d) => [d.reason, d.message])).toEqual([
+      ['unrecognized', 'event data is JSON but not an object; ignored'],
+    ]);
+  });
+
+  test('a byte-order mark at the start is dropped', () => {
+    expect(decode(`\uFEFF${sse(chunk({ content: 'a' }, 'stop'))}`)).toMatchObject({ text: 'a', diagnostics: [] });
+  });
+
+  test('a line longer than maxEventLength is discarded and reported; the stream goes on', () => {
+    const long = chunk({ content: 'x'.repeat(200) });
+    const body = sse(chunk({ content: 'a' }), long, chunk({ content: 'b' }, 'stop'));
+    const r = decode(body, 'openai', 150);
+    expect(r.text).toBe('ab');
+    expect(r.diagnostics.map((d) => [d.reason, d.line, d.offset])).toEqual([
+      ['too-long', 3, body.indexOf('data: {', 10)],
+    ]);
+    // Each line fits, the event's data (the lines joined) does not.
+    const multiLine = `data: {"choices":[{"index":0,"delta":{"content":"${'y'.repeat(90)}\ndata: ${'y'.repeat(90)}"}}]}\n\n${sse(chunk({ content: 'c' }, 'stop'))}`;
+    const m = decode(multiLine, 'openai', 180);
+    expect(m.text).toBe('c');
+    expect(m.diagnostics[0]).toMatchObject({ reason: 'too-long', line: 1, offset: 0 });
+  });
+
+  test('invalid options throw ConfigurationError', () => {
+    const sink = { text() {}, diagnostic() {} };
+    expect(() => createProviderDecoder({ input: 'gemini' as ProviderInput }, sink)).toThrow(ConfigurationError);
+    expect(() => createProviderDecoder({ input: 'auto', maxEventLength: 0 }, sink)).toThrow(ConfigurationError);
+  });
+
+  test('metadata is delivered when it changes, at most once per event', () => {
+    const r = decode(CHAT_TOOLS);
+    expect(r.metadata).toEqual([
+      { provider: 'openai', model: 'gpt-test' },
+      {
+        provider: 'openai',
+        model: 'gpt-test',
+        finishReason: 'tool_calls',
+        usage: { inputTokens: 20, outputTokens: 10, totalTokens: 30 },
+      },
+    ]);
+  });
+});
+
+describe('chunking does not matter (arbitrary split points)', () => {
+  const bodies: [string, string][] = [
+    ['chat CRLF', CHAT_CRLF],
+    ['chat tools', CHAT_TOOLS],
+    ['responses', RESPONSES],
+    ['anthropic', ANTHROPIC],
+    ['ollama chat', OLLAMA_CHAT],
+    ['ollama generate', OLLAMA_GENERATE],
+    ['chat CR only', CHAT_CRLF.replaceAll('\r\n', '\r')],
+  ];
+  for (const [name, body] of bodies) {
+    const whole = run([body], 'auto');
+    fcTest.prop([splitPoints(body.length)], { numRuns })(name, (points) => {
+      expect(run(splitAt(body, points), 'auto')).toEqual(whole);
+    });
+  }
+});

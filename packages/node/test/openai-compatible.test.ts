@@ -1,0 +1,208 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { openAICompatible, ProviderHttpError } from '@llmjson/node';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { chunkBytes, utf8 } from '../../../test/support/chunking.js';
+import { corpus } from '../../../test/support/corpora.js';
+
+interface Entry {
+  readonly file: string;
+  readonly derived_by_collector: { readonly text: { readonly text: string }[] };
+}
+
+const recorded = corpus<Entry[]>('recorded-streams/index.json', 'recorded provider streams (openAICompatible)');
+
+const chatChunk = (delta: object, finish: string | null = null) =>
+  JSON.stringify({
+    object: 'chat.completion.chunk',
+    model: 'gpt-inline',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+
+/** The served stream: openai-text.chunks.txt from the corpus, or a small inline one. */
+const served = (() => {
+  if (recorded.present) {
+    const entry = recorded.load().find((e) => e.file === 'openai-text.chunks.txt') as Entry;
+    const lines = readFileSync(join(recorded.path, '..', entry.file), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    return {
+      lines,
+      text: entry.derived_by_collector.text.map((t) => t.text).join(''),
+      model: 'gpt-4.1-nano-2025-04-14',
+      usage: { inputTokens: 16, outputTokens: 300, totalTokens: 316 },
+    };
+  }
+  return {
+    lines: [
+      chatChunk({ role: 'assistant', content: '' }),
+      chatChunk({ content: 'Holiday — ' }),
+      chatChunk({ content: 'cafés 😀' }),
+      chatChunk({}, 'stop'),
+      JSON.stringify({ choices: [], usage: { prompt_tokens: 4, completion_tokens: 6, total_tokens: 10 } }),
+    ],
+    text: 'Holiday — cafés 😀',
+    model: 'gpt-inline',
+    usage: { inputTokens: 4, outputTokens: 6, totalTokens: 10 },
+  };
+})();
+
+const SSE = utf8.encode(`${served.lines.map((line) => `data: ${line}\n\n`).join('')}data: [DONE]\n\n`);
+
+interface Seen {
+  method: string | undefined;
+  url: string | undefined;
+  authorization: string | undefined;
+  body: any;
+}
+
+let server: Server;
+let baseURL: string;
+const seen: Seen[] = [];
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of request) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** Writes `bytes` in small pieces (cut anywhere, inside UTF-8 characters too) with short pauses. */
+async function trickle(response: ServerResponse, bytes: Uint8Array): Promise<void> {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const piece of chunkBytes(bytes, 997)) {
+    response.write(piece);
+    await delay(1);
+  }
+  response.end();
+}
+
+beforeAll(async () => {
+  server = createServer(async (request, response) => {
+    const text = await readBody(request);
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    seen.push({ method: request.method, url: request.url, authorization: request.headers.authorization, body });
+    const path = request.url ?? '';
+    if (path === '/v1/chat/completions') return trickle(response, SSE);
+    if (path === '/unauthorized/chat/completions') {
+      response.writeHead(401, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }));
+      return;
+    }
+    if (path === '/broken/chat/completions') {
+      response.writeHead(502, { 'content-type': 'text/plain' });
+      response.end('upstream connect error');
+      return;
+    }
+    if (path === '/midstream/chat/completions') {
+      const events = [
+        chatChunk({ content: 'Par' }),
+        JSON.stringify({ error: { message: 'Internal error', type: 'server_error' } }),
+      ];
+      return trickle(response, utf8.encode(events.map((e) => `data: ${e}\n\n`).join('')));
+    }
+    response.writeHead(404);
+    response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+});
+
+async function consume(output: AsyncIterable<string>): Promise<string[]> {
+  const pieces: string[] = [];
+  for await (const piece of output) pieces.push(piece);
+  return pieces;
+}
+
+describe('openAICompatible', () => {
+  test('streams the answer; usage, finish reason and model are filled in once the output is consumed', async () => {
+    const llm = openAICompatible({
+      baseURL: `${baseURL}/v1/`,
+      apiKey: 'sk-test',
+      model: 'gpt-test',
+      extraBody: { temperature: 0 },
+    });
+    const result = await llm({ system: 'Be brief.', prompt: 'Say hello.' });
+    expect(result.provider).toBe('openai-compatible');
+    expect(result.finishReason).toBeUndefined();
+    const pieces = await consume(result.output);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(served.text);
+    expect(result).toMatchObject({ finishReason: 'stop', model: served.model, usage: served.usage });
+
+    const request = seen.at(-1) as Seen;
+    expect(request).toMatchObject({ method: 'POST', url: '/v1/chat/completions', authorization: 'Bearer sk-test' });
+    expect(request.body).toEqual({
+      model: 'gpt-test',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Say hello.' },
+      ],
+      temperature: 0,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+  });
+
+  test('a header given by the user replaces the default of the same name, whatever its case', async () => {
+    const llm = openAICompatible({
+      baseURL: `${baseURL}/v1`,
+      apiKey: 'sk-default',
+      model: 'gpt-test',
+      headers: { Authorization: 'Bearer sk-override' },
+    });
+    await consume((await llm({ prompt: 'hi' })).output);
+    expect(seen.at(-1)?.authorization).toBe('Bearer sk-override');
+  });
+
+  test('JSON mode, no system message, no API key', async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local' });
+    const result = await llm({ prompt: 'List.', responseFormat: 'json' });
+    await consume(result.output);
+    const request = seen.at(-1) as Seen;
+    expect(request.authorization).toBeUndefined();
+    expect(request.body).toMatchObject({
+      model: 'local',
+      messages: [{ role: 'user', content: 'List.' }],
+      response_format: { type: 'json_object' },
+      stream: true,
+    });
+  });
+
+  test('a 4xx response rejects with the status and the body error message', async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/unauthorized`, apiKey: 'wrong', model: 'gpt-test' });
+    const call = llm({ prompt: 'hi' });
+    await expect(call).rejects.toBeInstanceOf(ProviderHttpError);
+    await expect(call).rejects.toMatchObject({ status: 401 });
+    await expect(call).rejects.toThrow(/HTTP 401.*Incorrect API key provided/);
+  });
+
+  test('a 5xx response with a plain-text body rejects with the status and the text', async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/broken`, model: 'gpt-test' });
+    await expect(llm({ prompt: 'hi' })).rejects.toThrow(/HTTP 502.*upstream connect error/);
+  });
+
+  test('an error inside the stream throws from the iteration, after the text before it', async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/midstream`, model: 'gpt-test' });
+    const result = await llm({ prompt: 'hi' });
+    const pieces: string[] = [];
+    await expect(
+      (async () => {
+        for await (const piece of result.output) pieces.push(piece);
+      })(),
+    ).rejects.toThrow(/provider reported an error in the stream: Internal error/);
+    expect(pieces).toEqual(['Par']);
+    expect(result.finishReason).toBe('error');
+  });
+});
