@@ -1,5 +1,12 @@
 export { type CatalogEntry, type CatalogProblem, type CatalogReport, checkCatalog } from './catalog.js';
 export {
+  type AnswerStatus,
+  type Classification,
+  type ClassifyMode,
+  type ClassifyOptions,
+  classifyResponse,
+} from './classify.js';
+export {
   canonicalJson,
   createEnvelope,
   type Envelope,
@@ -45,6 +52,7 @@ export {
 } from './responses.js';
 export {
   BUILTIN_SCHEMA_ROOT,
+  compileContractSchema,
   createSchemaRegistry,
   type DefaultRootsOptions,
   defaultSchemaRoots,

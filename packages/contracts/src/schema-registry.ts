@@ -125,7 +125,15 @@ export function readSchemaFile(file: string, ref?: string): JsonSchema {
   try {
     text = utf8.decode(readFileSync(file));
   } catch (cause) {
-    const why = cause instanceof TypeError ? 'it is not valid UTF-8' : (cause as Error).message;
+    const code = (cause as NodeJS.ErrnoException).code;
+    const why =
+      cause instanceof TypeError
+        ? 'it is not valid UTF-8'
+        : code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : (cause as Error).message;
     throw new ContractConfigurationError(ContractErrorCode.schemaInvalid, `schema file ${file}: ${why}`, {
       ...details,
       cause,

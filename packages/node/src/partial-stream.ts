@@ -24,6 +24,10 @@ export interface PartialStreamOptions extends PartialOptions, TextTransformOptio
 
 export interface PartialStream extends Transform {
   readonly stats: Readonly<PartialStats>;
+  /** The current value (the builder's latest snapshot, or its live tree with `snapshots: false`). */
+  readonly value: unknown;
+  /** True once the document is complete. */
+  readonly complete: boolean;
   on(event: 'diagnostic', listener: (diagnostic: Diagnostic) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
@@ -43,6 +47,8 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
       },
     ),
   );
-  Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
+  for (const name of ['stats', 'value', 'complete'] as const) {
+    Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
+  }
   return stream as PartialStream;
 }

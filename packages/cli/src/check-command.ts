@@ -1,0 +1,65 @@
+/** `llmjson check [prompts.json | dir]`: the catalog check, every problem listed, before any model is called. */
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { checkCatalog } from '@llmjson/contracts';
+import { ExitCode, UsageError } from './exit-codes.js';
+import { registryFor } from './schema-options.js';
+import type { Io } from './stream-command.js';
+
+export async function runCheckCommand(
+  target: string | undefined,
+  flags: { schemaRoot?: string[] },
+  io: Io,
+): Promise<number> {
+  const path = resolve(io.cwd, target ?? 'prompts.json');
+  let files: string[];
+  try {
+    files = statSync(path).isDirectory()
+      ? readdirSync(path)
+          .filter((name) => name.endsWith('.json'))
+          .sort()
+          .map((name) => join(path, name))
+      : [path];
+  } catch {
+    throw new UsageError(
+      `cannot read ${target ?? 'prompts.json'} (give a prompt configuration file or a directory of them)`,
+    );
+  }
+  if (files.length === 0) throw new UsageError(`no .json prompt configurations in ${target}`);
+  const registry = registryFor(flags, io);
+  let problems = 0;
+  let prompts = 0;
+  for (const file of files) {
+    const name = relative(io.cwd, file) || file;
+    let config: unknown;
+    try {
+      config = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      problems++;
+      io.stderr.write(`${name}: PROMPT_INVALID: not JSON: ${(error as Error).message}\n`);
+      continue;
+    }
+    const report = checkCatalog(config, registry);
+    prompts += report.prompts.length;
+    for (const p of report.problems) {
+      problems++;
+      io.stderr.write(
+        `${name}: ${p.promptId === undefined ? '' : `prompt "${p.promptId}": `}${p.code}: ${p.message}\n`,
+      );
+    }
+    for (const p of report.prompts) {
+      const schema =
+        p.schema === undefined
+          ? 'no schema'
+          : p.schema === 'inline'
+            ? 'inline schema'
+            : `${p.schema} (${p.root}: ${p.file})`;
+      io.stdout.write(`${name}: prompt "${p.promptId}": ${p.responseType}, ${schema}: ok\n`);
+    }
+  }
+  io.stderr.write(
+    `${prompts} ${prompts === 1 ? 'prompt' : 'prompts'} ok, ${problems} ${problems === 1 ? 'problem' : 'problems'}\n`,
+  );
+  return problems === 0 ? ExitCode.ok : ExitCode.usage;
+}

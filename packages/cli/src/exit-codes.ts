@@ -1,0 +1,26 @@
+/** Exit codes scripts can branch on (documented in `--help` and the README). */
+export const ExitCode = {
+  /** Success. JSONL with some lines dropped is still a success (unless `--strict`). */
+  ok: 0,
+  /** Usage or configuration error: bad flag, unreadable or invalid schema, unresolvable reference. Nothing was read. */
+  usage: 2,
+  /** Format error: no JSON or a schema mismatch (json), a dropped line with `--strict`, fewer than `--require N` objects. */
+  format: 4,
+  /** Interrupted (SIGINT). */
+  interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export const EXIT_CODES_HELP = `Exit codes:
+  0    success (JSONL with dropped lines is still a success unless --strict)
+  2    usage or configuration error (bad flag, unreadable or invalid schema,
+       unresolvable --schema-ref); reported before any input is read
+  4    format error: json mode found no JSON or it does not match the schema; a
+       dropped line with --strict; fewer than --require N valid objects; an
+       answer cut off at the token limit (finish reason "length")
+  130  interrupted`;
+
+/** A usage or configuration problem: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

@@ -1,0 +1,3 @@
+export { EXIT_CODES_HELP, ExitCode, UsageError } from './exit-codes.js';
+export { main } from './program.js';
+export type { Io, Mode } from './stream-command.js';

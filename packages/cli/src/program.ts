@@ -1,0 +1,211 @@
+/**
+ * The `llmjson` command line: argument parsing (commander), `--help` with examples for every
+ * command, exit codes. `main(argv, io)` runs one command and resolves to its exit code; it
+ * never calls `process.exit`, so tests run it in-process.
+ */
+
+import { readFileSync } from 'node:fs';
+import { ContractConfigurationError } from '@llmjson/contracts';
+import { ConfigurationError } from '@llmjson/core';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { runCheckCommand } from './check-command.js';
+import { runDemoCommand } from './demo-command.js';
+import { EXIT_CODES_HELP, ExitCode, UsageError } from './exit-codes.js';
+import { runRunCommand } from './run-command.js';
+import { type Io, type Mode, runStreamCommand, type StreamFlags } from './stream-command.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
+
+function positiveInteger(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < 1 || !/^\d+$/.test(value)) {
+      throw new InvalidArgumentError(`${name} must be a positive integer.`);
+    }
+    return n;
+  };
+}
+
+function nonNegativeInteger(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < 0 || !/^\d+$/.test(value)) {
+      throw new InvalidArgumentError(`${name} must be a whole number.`);
+    }
+    return n;
+  };
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const MODES: Record<Mode, { summary: string; examples: string }> = {
+  jsonl: {
+    summary: 'one JSON object per line: each valid object as soon as its line is complete',
+    examples: `  curl -N $URL -d @req.json | llmjson jsonl --input openai --schema item.schema.json
+  llmjson jsonl answer.txt --schema-ref kg.extract.v1 --diagnostics json 2>dropped.jsonl
+  llmjson jsonl answer.txt --strict --require 10`,
+  },
+  json: {
+    summary: 'one JSON document (fence or prose around it tolerated): printed once it is complete and valid',
+    examples: `  llmjson json answer.txt --schema sections.schema.json --output-file sections.json
+  llmjson json --tolerate none --api < answer.txt`,
+  },
+  salvage: {
+    summary: 'every JSON value hidden in prose, fences or inline code, as each closes',
+    examples: '  llmjson salvage chat-log.md --schema action.schema.json',
+  },
+  partial: {
+    summary: 'the value so far after every chunk that changed it (or the changes, with --emit changes)',
+    examples: '  curl -N $URL | llmjson partial --input anthropic --emit changes',
+  },
+  elements: {
+    summary: 'each element of a JSON array (or of the array at --path) as soon as it is complete',
+    examples: `  llmjson elements answer.json --path '$.items' --schema doc.schema.json
+  llmjson elements truncated.json --require 1`,
+  },
+};
+
+function schemaOptions(command: Command): Command {
+  return command
+    .option('--schema <file>', 'JSON Schema file each value must match')
+    .option('--schema-ref <name>', 'schema by dotted reference, e.g. tnh.sectioning.default_section.v1')
+    .option(
+      '--schema-root <dir>',
+      'where --schema-ref looks first (repeatable, highest precedence first), before ./schemas/prompt-contracts, the user and the built-in roots',
+      collect,
+    )
+    .option('--discriminator <key>', 'property naming the oneOf branch (detected by default)');
+}
+
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  let code: number = ExitCode.ok;
+  const program = new Command('llmjson')
+    .description('Validated objects from LLM output, the moment each one is complete.')
+    .version(VERSION, '-V, --version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      `\n${EXIT_CODES_HELP}\n\nDiagnostics go to stderr; values to stdout, one JSON per line, as they complete.`,
+    );
+
+  for (const mode of Object.keys(MODES) as Mode[]) {
+    const command = program
+      .command(mode)
+      .summary(MODES[mode].summary)
+      .description(`${MODES[mode].summary}.\nReads [file], or stdin when it is absent or "-".`)
+      .argument('[file]', 'input file (default: stdin)')
+      .addOption(
+        new Option('--input <format>', 'what the input is: model text, or a provider stream to decode')
+          .choices(['text', 'openai', 'openai-responses', 'anthropic', 'ollama', 'auto'])
+          .default('text'),
+      )
+      .option('--api', 'print the envelope {status, result, error} instead of the values')
+      .option('--output-file <file>', 'write the result as canonical JSON (RFC 8785), only on success')
+      .addOption(
+        new Option('--diagnostics <format>', 'diagnostics on stderr').choices(['text', 'json', 'none']).default('text'),
+      )
+      .option('--strict', 'any dropped line or value is a failure (exit 4)')
+      .option('--require <n>', 'fewer than n valid values is a failure (exit 4)', nonNegativeInteger('--require'));
+    schemaOptions(command);
+    if (mode === 'jsonl') {
+      command.option(
+        '--max-line-length <n>',
+        'longest line kept, in characters (default 8 MiB)',
+        positiveInteger('--max-line-length'),
+      );
+    }
+    if (mode === 'json') {
+      command.addOption(
+        new Option('--tolerate <what>', 'what may surround the document')
+          .choices(['fence-and-prose', 'none'])
+          .default('fence-and-prose'),
+      );
+    }
+    if (mode === 'elements') command.option('--path <path>', "the array: '$' (default) or '$.key.key'");
+    if (mode === 'partial') {
+      command.addOption(
+        new Option('--emit <what>', 'what each line is').choices(['snapshots', 'changes', 'both']).default('snapshots'),
+      );
+    }
+    command.addHelpText('after', `\nExamples:\n${MODES[mode].examples}\n\n${EXIT_CODES_HELP}`);
+    command.action(async (file: string | undefined, flags: StreamFlags) => {
+      code = await runStreamCommand(mode, file, flags, io);
+    });
+  }
+
+  schemaOptions(
+    program
+      .command('check')
+      .summary('check a prompt catalog: every schema declared, resolvable and valid, before any model is called')
+      .argument('[path]', 'prompts.json, or a directory of prompt configurations', 'prompts.json'),
+  )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  llmjson check prompts.json\n  llmjson check prompts/ --schema-root ./contracts\n\nExit code 2 when any problem is found; each is listed on stderr with its code and prompt id.',
+    )
+    .action(async (path: string, flags: { schemaRoot?: string[] }) => {
+      code = await runCheckCommand(path, flags, io);
+    });
+
+  program
+    .command('run')
+    .summary('render a prompt, call an OpenAI-compatible server with streaming, print validated objects as they arrive')
+    .requiredOption(
+      '--prompts <file>',
+      'prompt configuration {system?, prompts: {id: {prompt, response-type, schema | schema_ref}}}',
+    )
+    .requiredOption('--id <id>', 'the prompt to run')
+    .option('--vars <file>', 'JSON object whose keys are the template variables')
+    .requiredOption('--base-url <url>', 'API root, e.g. http://127.0.0.1:11434/v1')
+    .requiredOption('--model <name>', 'model name')
+    .option('--api-key-env <name>', 'environment variable holding the API key', 'OPENAI_API_KEY')
+    .option('--schema-root <dir>', 'where schema_ref looks first (repeatable)', collect)
+    .option('--api', 'print the envelope instead of the values')
+    .option('--output-file <file>', 'write the result as canonical JSON, only on success')
+    .addOption(
+      new Option('--diagnostics <format>', 'diagnostics on stderr').choices(['text', 'json', 'none']).default('text'),
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  llmjson run --prompts prompts.json --id extract --vars vars.json --base-url http://127.0.0.1:8080/v1 --model qwen2.5\n',
+    )
+    .action(async (flags) => {
+      code = await runRunCommand(flags, io);
+    });
+
+  program
+    .command('demo')
+    .summary(
+      'replay bundled recorded answers at a token pace: objects appear live, a document grows (no network, no key)',
+    )
+    .option('--speed <tokens>', 'tokens per second (0: no pauses)', nonNegativeInteger('--speed'), 150)
+    .addHelpText('after', '\nExamples:\n  llmjson demo\n  llmjson demo --speed 20')
+    .action(async (flags: { speed: number }) => {
+      code = await runDemoCommand(flags, io);
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit 0; every other parse error is a usage error.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    if (
+      error instanceof UsageError ||
+      error instanceof ContractConfigurationError ||
+      error instanceof ConfigurationError
+    ) {
+      io.stderr.write(`llmjson: ${error instanceof UsageError ? '' : `${error.code}: `}${error.message}\n`);
+      return ExitCode.usage;
+    }
+    throw error;
+  }
+  return code;
+}

@@ -1,0 +1,74 @@
+/**
+ * `llmjson run --prompts FILE --id ID --vars FILE --base-url URL --model NAME`: renders the
+ * prompt, calls an OpenAI-compatible server with streaming, and writes each validated object
+ * to stdout as it arrives (`--api`: the envelope instead).
+ */
+
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createPromptManager, parseVariables, writeOutputFile } from '@llmjson/contracts';
+import { openAICompatible } from '@llmjson/node';
+import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
+import { ExitCode, UsageError } from './exit-codes.js';
+import { registryFor } from './schema-options.js';
+import type { Io } from './stream-command.js';
+
+export interface RunFlags {
+  readonly prompts: string;
+  readonly id: string;
+  readonly vars?: string;
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly apiKeyEnv: string;
+  readonly schemaRoot?: string[];
+  readonly api?: boolean;
+  readonly outputFile?: string;
+  readonly diagnostics: DiagnosticsFormat;
+}
+
+function readText(io: Io, file: string, what: string): string {
+  try {
+    return readFileSync(resolve(io.cwd, file), 'utf8');
+  } catch {
+    throw new UsageError(`cannot read ${what} ${file}`);
+  }
+}
+
+export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
+  let config: unknown;
+  try {
+    config = JSON.parse(readText(io, flags.prompts, '--prompts file'));
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`--prompts ${flags.prompts} is not JSON: ${(error as Error).message}`);
+  }
+  const vars =
+    flags.vars === undefined
+      ? {}
+      : parseVariables(readText(io, flags.vars, '--vars file'), `--vars file ${flags.vars}`);
+  const manager = createPromptManager(config, {
+    registry: registryFor(flags, io),
+    onDiagnostic: (d) => {
+      const text = formatDiagnostic(d, flags.diagnostics, `llmjson run ${flags.id}`);
+      if (text !== undefined) io.stderr.write(text);
+    },
+  });
+  const apiKey = io.env[flags.apiKeyEnv];
+  const llm = openAICompatible({ baseURL: flags.baseUrl, model: flags.model, ...(apiKey ? { apiKey } : {}) });
+  const stream = manager.stream(flags.id, vars, llm);
+  for await (const value of stream) {
+    if (flags.api !== true)
+      io.stdout.write(
+        `${typeof value === 'string' ? value : JSON.stringify(value)}${typeof value === 'string' ? '' : '\n'}`,
+      );
+  }
+  const envelope = await stream.outcome;
+  if (flags.api === true) io.stdout.write(`${JSON.stringify(envelope)}\n`);
+  if (flags.outputFile !== undefined) writeOutputFile(envelope, resolve(io.cwd, flags.outputFile));
+  if (envelope.status !== 'succeeded') {
+    const error = envelope.error;
+    io.stderr.write(`llmjson: ${envelope.status}: ${error?.detail ?? error?.reason ?? ''}: ${error?.message ?? ''}\n`);
+    return ExitCode.format;
+  }
+  return ExitCode.ok;
+}

@@ -1,0 +1,139 @@
+/**
+ * `--input`: a model server's streamed body on stdin, decoded to the answer text before the
+ * mode reads it — as `curl -N … | llmjson jsonl --input openai` does on a live model.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { main } from '@llmjson/cli';
+import { describe, expect, test } from 'vitest';
+import { chunkBytes } from '../../../test/support/chunking.js';
+import { corpus } from '../../../test/support/corpora.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CONTRACTS = join(ROOT, 'fixtures/contracts');
+const SCHEMA_ROOT = join(CONTRACTS, 'schemas/prompt-contracts');
+const answer = (name: string) => readFileSync(join(CONTRACTS, 'answers', `${name}.txt`), 'utf8');
+
+async function cli(argv: string[], body: string, byteChunk = 7) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const stdin = Readable.from(chunkBytes(new TextEncoder().encode(body), byteChunk).map((b) => Buffer.from(b)));
+  const code = await main(argv, { stdin, stdout, stderr, cwd: ROOT, env: {} });
+  return {
+    code,
+    out,
+    err,
+    lines: out
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as unknown),
+  };
+}
+
+/** An OpenAI-compatible chat completion stream whose content deltas spell `text`. */
+function openAISse(text: string, finishReason: string, piece = 9): string {
+  const events: unknown[] = [];
+  for (let i = 0; i < text.length; i += piece) {
+    events.push({
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      model: 'qwen2.5-7b',
+      choices: [{ index: 0, delta: { content: text.slice(i, i + piece) }, finish_reason: null }],
+    });
+  }
+  events.push({ id: 'c1', model: 'qwen2.5-7b', choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
+  events.push({
+    id: 'c1',
+    model: 'qwen2.5-7b',
+    choices: [],
+    usage: { prompt_tokens: 12, completion_tokens: 80, total_tokens: 92 },
+  });
+  return `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
+}
+
+describe('--input openai', () => {
+  const args = ['--schema-ref', 'trustgraph.agent_kg_extract.v1', '--schema-root', SCHEMA_ROOT];
+
+  test('jsonl from an OpenAI-compatible SSE body: the same objects and diagnostics as from the text', async () => {
+    const fromText = await cli(['jsonl', ...args], answer('agent-kg-extract'));
+    for (const input of ['openai', 'auto']) {
+      const fromSse = await cli(['jsonl', ...args, '--input', input], openAISse(answer('agent-kg-extract'), 'stop'));
+      expect(fromSse.code).toBe(0);
+      expect(fromSse.lines).toEqual(fromText.lines);
+      expect(fromSse.lines).toHaveLength(3);
+      expect(fromSse.err).toBe(fromText.err);
+    }
+  });
+
+  test('--api: the envelope carries the model, usage and finish reason the stream reported', async () => {
+    const r = await cli(
+      ['jsonl', ...args, '--input', 'openai', '--api'],
+      openAISse(answer('agent-kg-extract'), 'stop'),
+    );
+    expect(r.lines).toEqual([
+      expect.objectContaining({
+        status: 'succeeded',
+        result: expect.objectContaining({
+          model: 'qwen2.5-7b',
+          finish_reason: 'stop',
+          schema_ref: 'trustgraph.agent_kg_extract.v1',
+          usage: expect.objectContaining({ inputTokens: 12, outputTokens: 80 }),
+        }),
+      }),
+    ]);
+  });
+
+  test('json cut off at the token limit (finish_reason "length") is exit 4, never repaired', async () => {
+    const text = answer('section-text');
+    const json = [
+      'json',
+      '--schema-ref',
+      'tnh.sectioning.default_section.v1',
+      '--schema-root',
+      SCHEMA_ROOT,
+      '--input',
+      'openai',
+    ];
+    expect((await cli(json, openAISse(text, 'stop'))).lines).toEqual([JSON.parse(text)]);
+    const cut = await cli(json, openAISse(text.slice(0, 70), 'length'));
+    expect(cut.code).toBe(4);
+    expect(cut.out).toBe('');
+    expect(cut.err).toContain(
+      'llmjson: INCOMPLETE: the answer was cut off at the token limit (finish reason "length")',
+    );
+  });
+});
+
+const index = corpus<{ file: string; derived_by_collector: { text: { text: string }[] } }[]>(
+  'recorded-streams/index.json',
+  'recorded provider streams (CLI --input)',
+);
+
+describe.skipIf(!index.present)('--input anthropic on a recorded stream', () => {
+  test('a JSON document streamed as Anthropic text deltas: json mode gives JSON.parse of the text', async () => {
+    const entry = index.load().find((e) => e.file === 'anthropic-json-output-format.1.chunks.txt');
+    const lines = readFileSync(join(index.path, '..', entry?.file as string), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    const body = `${lines.map((l) => `data: ${l}\n\n`).join('')}data: [DONE]\n\n`;
+    const expected = JSON.parse(entry?.derived_by_collector.text[0]?.text as string) as unknown;
+    for (const input of ['anthropic', 'auto']) {
+      const r = await cli(['json', '--input', input], body, 5);
+      expect(r.code).toBe(0);
+      expect(r.lines).toEqual([expected]);
+    }
+    const partial = await cli(['partial', '--input', 'anthropic'], body, 64);
+    expect(partial.lines.at(-1)).toEqual(expected);
+    expect(partial.lines.length).toBeGreaterThan(10);
+  });
+});
