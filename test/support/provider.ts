@@ -86,3 +86,24 @@ export function runProviderDecoder(
     stats: structuredClone(decoder.stats),
   };
 }
+
+/** An OpenAI-compatible chat completion stream whose content deltas spell `text`. */
+export function openAISse(text: string, finishReason: string, piece = 9): string {
+  const events: unknown[] = [];
+  for (let i = 0; i < text.length; i += piece) {
+    events.push({
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      model: 'qwen2.5-7b',
+      choices: [{ index: 0, delta: { content: text.slice(i, i + piece) }, finish_reason: null }],
+    });
+  }
+  events.push({ id: 'c1', model: 'qwen2.5-7b', choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
+  events.push({
+    id: 'c1',
+    model: 'qwen2.5-7b',
+    choices: [],
+    usage: { prompt_tokens: 12, completion_tokens: 80, total_tokens: 92 },
+  });
+  return `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
+}

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { ContractConfigurationError } from '@llmjson/contracts';
 import { ConfigurationError } from '@llmjson/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { type BatchFlags, runBatchCommand } from './batch-command.js';
 import { runCheckCommand } from './check-command.js';
 import { runDemoCommand } from './demo-command.js';
 import { EXIT_CODES_HELP, ExitCode, UsageError } from './exit-codes.js';
@@ -177,6 +178,37 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     )
     .action(async (flags) => {
       code = await runRunCommand(flags, io);
+    });
+
+  schemaOptions(
+    program
+      .command('batch')
+      .summary('classify recorded model outputs (valid, salvaged, truncated, invalid, empty) with a per-model report')
+      .argument('<files...>', 'JSONL files of one record per response, or directories of .txt files')
+      .addOption(
+        new Option('--mode <mode>', 'what each response must be')
+          .choices(['json', 'jsonl', 'elements', 'salvage'])
+          .default('json'),
+      )
+      .option('--no-salvage', 'do not fall back to salvage (fences, prose) when a response is not valid as it stands')
+      .option('--text-field <name>', 'record field holding the response (default: text, else output)')
+      .option('--model-field <name>', 'record field holding the model', 'model')
+      .option('--id-field <name>', 'record field holding the id (default: id, else file:line)')
+      .option('--out <file>', 'write one result line per record here (default: stdout)')
+      .option('--report <file>', 'write the per-model summary as JSON to <file> and as markdown beside it')
+      .option(
+        '--workers <n>',
+        'worker threads (0: parse on the main thread; default: cores - 1)',
+        nonNegativeInteger('--workers'),
+      )
+      .option('--no-progress', 'no progress bar (it is shown only on a terminal, never in CI)'),
+  )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  llmjson batch runs/*.jsonl --mode jsonl --schema-ref kg.extract.v1 --report report.json --out results.jsonl\n  llmjson batch outputs/gpt-4o outputs/llama3 --mode json --schema answer.schema.json\n\nEach result line: {"id", "model", "status", "values", "diagnostics"}; status is valid, salvaged,\ntruncated, invalid or empty. The per-model table goes to stderr.',
+    )
+    .action(async (files: string[], flags: BatchFlags) => {
+      code = await runBatchCommand(files, flags, io);
     });
 
   program

@@ -10,6 +10,7 @@ import { main } from '@llmjson/cli';
 import { describe, expect, test } from 'vitest';
 import { chunkBytes } from '../../../test/support/chunking.js';
 import { corpus } from '../../../test/support/corpora.js';
+import { openAISse } from '../../../test/support/provider.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CONTRACTS = join(ROOT, 'fixtures/contracts');
@@ -38,27 +39,6 @@ async function cli(argv: string[], body: string, byteChunk = 7) {
       .filter((l) => l !== '')
       .map((l) => JSON.parse(l) as unknown),
   };
-}
-
-/** An OpenAI-compatible chat completion stream whose content deltas spell `text`. */
-function openAISse(text: string, finishReason: string, piece = 9): string {
-  const events: unknown[] = [];
-  for (let i = 0; i < text.length; i += piece) {
-    events.push({
-      id: 'c1',
-      object: 'chat.completion.chunk',
-      model: 'qwen2.5-7b',
-      choices: [{ index: 0, delta: { content: text.slice(i, i + piece) }, finish_reason: null }],
-    });
-  }
-  events.push({ id: 'c1', model: 'qwen2.5-7b', choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
-  events.push({
-    id: 'c1',
-    model: 'qwen2.5-7b',
-    choices: [],
-    usage: { prompt_tokens: 12, completion_tokens: 80, total_tokens: 92 },
-  });
-  return `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
 }
 
 describe('--input openai', () => {

@@ -1,0 +1,227 @@
+/**
+ * `llmjson batch FILE…`: classifies recorded model outputs — JSONL files of one record per
+ * response, or directories of `.txt` files — per `--mode` and `--schema`, falling back to
+ * salvage unless `--no-salvage`. One result line per record (in input order, whatever the
+ * number of workers), then a per-model table on stderr and, with `--report`, JSON and markdown.
+ * The input is streamed: memory stays flat on a file of any size.
+ */
+
+import { createWriteStream, existsSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { relative, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
+import type { AnswerStatus, ClassifyMode, ClassifyOptions } from '@llmjson/contracts';
+import cliProgress from 'cli-progress';
+import { type BatchRecord, type InputProblem, inputSize, readRecords } from './batch-records.js';
+import { classifyRecord, type RecordResult } from './batch-worker.js';
+import { ExitCode, UsageError } from './exit-codes.js';
+import { type SchemaFlags, schemaFromFlags } from './schema-options.js';
+import type { Io } from './stream-command.js';
+
+export interface BatchFlags extends SchemaFlags {
+  readonly mode: ClassifyMode;
+  readonly salvage: boolean;
+  readonly textField?: string;
+  readonly modelField: string;
+  readonly idField?: string;
+  readonly out?: string;
+  readonly report?: string;
+  readonly workers?: number;
+  readonly progress?: boolean;
+}
+
+const STATUSES: readonly AnswerStatus[] = ['valid', 'salvaged', 'truncated', 'invalid', 'empty'];
+const BATCH_SIZE = 200;
+
+type Counts = Record<AnswerStatus, number> & { records: number; values: number; diagnostics: number };
+
+function emptyCounts(): Counts {
+  return { records: 0, values: 0, diagnostics: 0, valid: 0, salvaged: 0, truncated: 0, invalid: 0, empty: 0 };
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+/** The per-model table: text for stderr, or markdown for the report. */
+export function summaryTable(models: ReadonlyMap<string, Counts>, total: Counts, markdown: boolean): string {
+  const header = ['model', 'records', ...STATUSES, 'usable'];
+  const rows = [...[...models].sort(([a], [b]) => a.localeCompare(b)), ['all', total] as const].map(([model, c]) => [
+    model,
+    String(c.records),
+    ...STATUSES.map((s) => String(c[s])),
+    percent(c.valid + c.salvaged, c.records),
+  ]);
+  if (markdown) {
+    return [
+      `| ${header.join(' | ')} |`,
+      `| --- | ${header
+        .slice(1)
+        .map(() => '---:')
+        .join(' | ')} |`,
+      ...rows.map((r) => `| ${r.join(' | ')} |`),
+    ].join('\n');
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** Classifies batches of records in worker threads; results come back in submission order. */
+class WorkerPool {
+  private readonly workers: { worker: Worker; waiting: ((results: RecordResult[]) => void)[] }[];
+  private next = 0;
+  constructor(size: number, options: ClassifyOptions, onError: (error: Error) => void) {
+    this.workers = Array.from({ length: size }, () => {
+      const worker = new Worker(new URL('./batch-worker.js', import.meta.url), { workerData: { classify: options } });
+      const entry = { worker, waiting: [] as ((results: RecordResult[]) => void)[] };
+      worker.on('message', (results: RecordResult[]) => entry.waiting.shift()?.(results));
+      worker.on('error', onError);
+      return entry;
+    });
+  }
+  submit(records: BatchRecord[]): Promise<RecordResult[]> {
+    const entry = this.workers[this.next++ % this.workers.length] as (typeof this.workers)[number];
+    const done = new Promise<RecordResult[]>((resolve) => entry.waiting.push(resolve));
+    entry.worker.postMessage(records);
+    return done;
+  }
+  get size(): number {
+    return this.workers.length;
+  }
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
+  }
+}
+
+export async function runBatchCommand(files: readonly string[], flags: BatchFlags, io: Io): Promise<number> {
+  if (files.length === 0) throw new UsageError('give at least one JSONL file or directory of .txt files');
+  const paths = files.map((f) => resolve(io.cwd, f));
+  for (const [i, path] of paths.entries()) {
+    if (!existsSync(path)) throw new UsageError(`cannot read ${files[i]}`);
+  }
+  const { schema } = schemaFromFlags(flags, io);
+  const options: ClassifyOptions = {
+    mode: flags.mode,
+    salvage: flags.salvage,
+    ...(schema === undefined ? {} : { schema }),
+    ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
+  };
+  const workers = flags.workers ?? Math.max(1, availableParallelism() - 1);
+  const out: Writable = flags.out === undefined ? io.stdout : createWriteStream(resolve(io.cwd, flags.out));
+  const showProgress = flags.progress !== false && (io.stderr as { isTTY?: boolean }).isTTY === true && !io.env.CI;
+  const bar = showProgress
+    ? new cliProgress.SingleBar(
+        {
+          stream: io.stderr,
+          format: ' {bar} {percentage}% | {records} records | {rate} records/s | ETA {eta_formatted}',
+          hideCursor: true,
+          noTTYOutput: false,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  const started = performance.now();
+  bar?.start(inputSize(paths), 0, { records: 0, rate: 0 });
+  let bytes = 0;
+
+  const models = new Map<string, Counts>();
+  const total = emptyCounts();
+  const problems: InputProblem[] = [];
+  const write = async (line: string) => {
+    if (!out.write(line)) await new Promise<void>((done) => out.once('drain', done));
+  };
+  const record = async (result: RecordResult) => {
+    let counts = models.get(result.model);
+    if (counts === undefined) {
+      counts = emptyCounts();
+      models.set(result.model, counts);
+    }
+    for (const c of [counts, total]) {
+      c.records++;
+      c[result.status]++;
+      c.values += result.values;
+      c.diagnostics += result.diagnostics;
+    }
+    const { index: _index, ...line } = result;
+    await write(`${JSON.stringify(line)}\n`);
+    if (bar !== undefined && total.records % 100 === 0) {
+      const seconds = (performance.now() - started) / 1000;
+      bar.update(bytes, { records: total.records, rate: Math.round(total.records / Math.max(seconds, 0.001)) });
+    }
+  };
+  const records = readRecords(
+    paths,
+    {
+      modelField: flags.modelField,
+      ...(flags.textField === undefined ? {} : { textField: flags.textField }),
+      ...(flags.idField === undefined ? {} : { idField: flags.idField }),
+    },
+    (problem) => {
+      problems.push(problem);
+      io.stderr.write(
+        `llmjson batch: ${relative(io.cwd, problem.file)}:${problem.line}: skipped: ${problem.message}\n`,
+      );
+    },
+    (n) => {
+      bytes += n;
+    },
+  );
+
+  if (workers === 0) {
+    for await (const r of records) await record(classifyRecord(r, options));
+  } else {
+    let failure: Error | undefined;
+    const pool = new WorkerPool(workers, options, (error) => {
+      failure = error;
+    });
+    const inFlight: Promise<RecordResult[]>[] = [];
+    let batch: BatchRecord[] = [];
+    const flushOne = async () => {
+      for (const result of await (inFlight.shift() as Promise<RecordResult[]>)) await record(result);
+    };
+    try {
+      for await (const r of records) {
+        batch.push(r);
+        if (batch.length === BATCH_SIZE) {
+          inFlight.push(pool.submit(batch));
+          batch = [];
+          // Bounded: at most two batches per worker in flight, so reading never runs ahead.
+          while (inFlight.length >= pool.size * 2) await flushOne();
+        }
+        if (failure !== undefined) throw failure;
+      }
+      if (batch.length > 0) inFlight.push(pool.submit(batch));
+      while (inFlight.length > 0) await flushOne();
+    } finally {
+      await pool.close();
+    }
+  }
+  bar?.update(bytes, { records: total.records, rate: 0 });
+  bar?.stop();
+  if (out !== io.stdout) await new Promise<void>((done) => out.end(done));
+
+  io.stderr.write(`${summaryTable(models, total, false)}\n`);
+  if (problems.length > 0)
+    io.stderr.write(`${problems.length} input ${problems.length === 1 ? 'line' : 'lines'} skipped (not a record)\n`);
+  if (flags.report !== undefined) {
+    const file = resolve(io.cwd, flags.report);
+    const report = {
+      mode: flags.mode,
+      salvage: flags.salvage,
+      inputs: files,
+      totals: total,
+      models: Object.fromEntries([...models].sort(([a], [b]) => a.localeCompare(b))),
+      skippedInputLines: problems.length,
+    };
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    const markdown = file.endsWith('.json') ? `${file.slice(0, -5)}.md` : `${file}.md`;
+    writeFileSync(
+      markdown,
+      `# llmjson batch report\n\nMode: ${flags.mode}${flags.salvage ? ', salvage fallback' : ', no salvage'}. Inputs: ${files.join(', ')}.\n\n${summaryTable(models, total, true)}\n`,
+    );
+  }
+  return ExitCode.ok;
+}

@@ -1,0 +1,217 @@
+import { spawnSync } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { main } from '@llmjson/cli';
+import { describe, expect, test } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+
+async function cli(argv: string[], cwd: string) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const code = await main(argv, { stdin: new PassThrough(), stdout, stderr, cwd, env: {} });
+  return { code, out, err };
+}
+
+/** A run of recorded outputs: every status, two models, one line that is not a record. */
+function workspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-'));
+  writeFileSync(join(dir, 'n.schema.json'), JSON.stringify(SCHEMA));
+  const texts = ['{"n": 1}', 'Sure:\n```json\n{"n": 2}\n```', '{"n": 3, "more": [1,', '', 'I cannot.', '{"n": "x"}'];
+  const lines: string[] = [];
+  for (let i = 0; i < 1000; i++) {
+    lines.push(JSON.stringify({ id: `r${i}`, model: i % 3 === 0 ? 'small' : 'large', text: texts[i % texts.length] }));
+    if (i === 500) lines.push('{"id": "broken"');
+  }
+  writeFileSync(join(dir, 'run.jsonl'), `${lines.join('\n')}\n`);
+  return dir;
+}
+
+describe('batch', () => {
+  test('one result line per record in input order, a per-model table, the same with any number of workers', async () => {
+    const dir = workspace();
+    const inline = await cli(['batch', 'run.jsonl', '--schema', 'n.schema.json', '--workers', '0'], dir);
+    expect(inline.code).toBe(0);
+    const results = inline.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; status: string });
+    expect(results).toHaveLength(1000);
+    expect(results.map((r) => r.id)).toEqual(Array.from({ length: 1000 }, (_, i) => `r${i}`));
+    expect(results.slice(0, 6).map((r) => r.status)).toEqual([
+      'valid',
+      'salvaged',
+      'truncated',
+      'empty',
+      'invalid',
+      'invalid',
+    ]);
+    expect(inline.err).toContain('run.jsonl:502: skipped: not JSON');
+    expect(inline.err).toMatch(/^all +1000 +167 +167 +167 +332 +167 +33\.4%$/m);
+    for (const workers of ['1', '2', '3']) {
+      const pooled = await cli(['batch', 'run.jsonl', '--schema', 'n.schema.json', '--workers', workers], dir);
+      expect(pooled.out, `--workers ${workers}`).toBe(inline.out);
+      expect(pooled.err, `--workers ${workers}`).toBe(inline.err);
+    }
+  });
+
+  test('--report writes JSON and markdown; --out writes the results; --no-salvage; fields by name', async () => {
+    const dir = workspace();
+    const r = await cli(
+      [
+        'batch',
+        'run.jsonl',
+        '--schema',
+        'n.schema.json',
+        '--out',
+        'results.jsonl',
+        '--report',
+        'report.json',
+        '--workers',
+        '0',
+      ],
+      dir,
+    );
+    expect(r.out).toBe('');
+    expect(readFileSync(join(dir, 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1000);
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
+      totals: Record<string, number>;
+      models: Record<string, Record<string, number>>;
+    };
+    expect(report.totals).toMatchObject({
+      records: 1000,
+      valid: 167,
+      salvaged: 167,
+      truncated: 167,
+      invalid: 332,
+      empty: 167,
+    });
+    expect(Object.keys(report.models)).toEqual(['large', 'small']);
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain(
+      '| all | 1000 | 167 | 167 | 167 | 332 | 167 | 33.4% |',
+    );
+    const strict = await cli(
+      ['batch', 'run.jsonl', '--schema', 'n.schema.json', '--no-salvage', '--workers', '0'],
+      dir,
+    );
+    expect(strict.err).toMatch(/^all +1000 +167 +0 +167 +499 +167 +16\.7%$/m);
+    writeFileSync(join(dir, 'custom.jsonl'), `${JSON.stringify({ key: 'k1', llm: 'x', answer: '[1]' })}\n`);
+    const custom = await cli(
+      [
+        'batch',
+        'custom.jsonl',
+        '--text-field',
+        'answer',
+        '--model-field',
+        'llm',
+        '--id-field',
+        'key',
+        '--mode',
+        'elements',
+      ],
+      dir,
+    );
+    expect(JSON.parse(custom.out)).toEqual({ id: 'k1', model: 'x', status: 'valid', values: 1, diagnostics: 0 });
+  });
+
+  test('directories of .txt files: one response each, the directory name is the model', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-'));
+    mkdirSync(join(dir, 'gpt'));
+    writeFileSync(join(dir, 'gpt', 'a.txt'), '{"n": 1}\n{"n": 2}\n');
+    writeFileSync(join(dir, 'gpt', 'b.txt'), '{"n": 1}\n{"n":');
+    writeFileSync(join(dir, 'gpt', 'notes.md'), 'ignored');
+    const r = await cli(['batch', 'gpt', '--mode', 'jsonl', '--workers', '0'], dir);
+    expect(
+      r.out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([
+      { id: 'a', model: 'gpt', status: 'valid', values: 2, diagnostics: 0 },
+      { id: 'b', model: 'gpt', status: 'truncated', values: 1, diagnostics: 1 },
+    ]);
+  });
+
+  test('streams its input: 200 000 records (about 75 MB) under a 48 MB heap limit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-big-'));
+    const file = join(dir, 'big.jsonl');
+    const out = createWriteStream(file);
+    const filler = 'x'.repeat(300);
+    for (let i = 0; i < 200_000; i++) {
+      const text = i % 10 === 0 ? `Here: {"n": ${i}, "note": "${filler}"}` : `{"n": ${i}, "note": "${filler}"}`;
+      if (!out.write(`${JSON.stringify({ id: i, model: `m${i % 4}`, text })}\n`)) {
+        await new Promise<void>((done) => out.once('drain', () => done()));
+      }
+    }
+    await new Promise<void>((done) => out.end(() => done()));
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--max-old-space-size=48',
+        BIN,
+        'batch',
+        file,
+        '--schema',
+        join(dir, '..', 'none'),
+        '--workers',
+        '0',
+        '--out',
+        join(dir, 'out.jsonl'),
+      ],
+      { encoding: 'utf8' },
+    );
+    // (--schema pointing nowhere is a usage error: checked first, so nothing was read.)
+    expect(r.status).toBe(2);
+    const run = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=48', BIN, 'batch', file, '--workers', '0', '--out', join(dir, 'out.jsonl')],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(run.stderr).toMatch(/^all +200000 +180000 +20000 +0 +0 +0 +100\.0%$/m);
+    expect(run.status).toBe(0);
+    const lines = readFileSync(join(dir, 'out.jsonl'), 'utf8').split('\n').length - 1;
+    expect(lines).toBe(200_000);
+  }, 120_000);
+});
+
+describe('batch progress bar', () => {
+  async function withTerminal(env: Record<string, string>) {
+    const dir = workspace();
+    const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });
+    let err = '';
+    stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const code = await main(['batch', 'run.jsonl', '--workers', '0'], {
+      stdin: new PassThrough(),
+      stdout: new PassThrough().resume(),
+      stderr,
+      cwd: dir,
+      env,
+    });
+    return { code, err };
+  }
+
+  test('shown on a terminal with records/s and ETA; never in CI or without a terminal', async () => {
+    const tty = await withTerminal({});
+    expect(tty.code).toBe(0);
+    expect(tty.err).toMatch(/\d+ records \| \d+ records\/s \| ETA /);
+    expect(tty.err).toContain('100%');
+    const ci = await withTerminal({ CI: 'true' });
+    expect(ci.err).not.toContain('records/s');
+  });
+});

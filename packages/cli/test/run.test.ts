@@ -1,0 +1,130 @@
+/**
+ * `llmjson run` against an OpenAI-compatible server on 127.0.0.1 that replays a recorded
+ * answer as a streamed chat completion, in small writes with pauses.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { main } from '@llmjson/cli';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { openAISse } from '../../../test/support/provider.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CONTRACTS = join(ROOT, 'fixtures/contracts');
+const answer = (name: string) => readFileSync(join(CONTRACTS, 'answers', `${name}.txt`), 'utf8');
+
+let server: Server;
+let baseURL = '';
+const requests: { url: string | undefined; auth: string | undefined; body: Record<string, unknown> }[] = [];
+let reply = '';
+const varsFile = join(mkdtempSync(join(tmpdir(), 'llmjson-run-')), 'vars.json');
+writeFileSync(varsFile, JSON.stringify({ text: 'Mitochondria make ATP.', focus: ['ATP'] }));
+
+async function bodyOf(request: IncomingMessage): Promise<Record<string, unknown>> {
+  let text = '';
+  for await (const chunk of request) text += String(chunk);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  server = createServer(async (request, response) => {
+    requests.push({ url: request.url, auth: request.headers.authorization, body: await bodyOf(request) });
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (let i = 0; i < reply.length; i += 40) {
+      response.write(reply.slice(i, i + 40));
+      await sleep(1);
+    }
+    response.end();
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+
+afterAll(async () => {
+  await new Promise((done) => server.close(done));
+});
+
+async function run(argv: string[], env: Record<string, string> = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const code = await main(argv, { stdin: new PassThrough(), stdout, stderr, cwd: ROOT, env });
+  return { code, out, err };
+}
+
+const common = () => [
+  'run',
+  '--prompts',
+  'fixtures/contracts/prompts.json',
+  '--schema-root',
+  'fixtures/contracts/schemas/prompt-contracts',
+  '--base-url',
+  baseURL,
+  '--model',
+  'qwen2.5-7b',
+  '--vars',
+  varsFile,
+];
+
+describe('llmjson run', () => {
+  test('renders the prompt, streams the call, prints each validated object; dropped lines on stderr', async () => {
+    reply = openAISse(answer('agent-kg-extract'), 'stop');
+    const r = await run([...common(), '--id', 'agent-kg-extract'], { OPENAI_API_KEY: 'sk-test' });
+    expect(r.code).toBe(0);
+    expect(
+      r.out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string }),
+    ).toHaveLength(3);
+    expect(r.err).toContain('llmjson run agent-kg-extract: line 5, offset');
+    const request = requests.at(-1);
+    expect(request?.url).toBe('/v1/chat/completions');
+    expect(request?.auth).toBe('Bearer sk-test');
+    expect(request?.body).toMatchObject({ model: 'qwen2.5-7b', stream: true });
+    const messages = request?.body.messages as { role: string; content: string }[];
+    expect(messages[0]).toEqual({
+      role: 'system',
+      content: 'You are a careful knowledge engineer. Answer only in the requested format.',
+    });
+    expect(messages[1]?.content).toContain('Focus on: ATP.');
+    expect(messages[1]?.content).toContain('Text:\nMitochondria make ATP.');
+  });
+
+  test('--api prints the envelope; a schema mismatch is exit 4; a missing variable is exit 2 before any call', async () => {
+    reply = openAISse(answer('section-text'), 'stop');
+    const ok = await run([...common(), '--id', 'section-text', '--api']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.out)).toMatchObject({
+      status: 'succeeded',
+      result: {
+        schema_ref: 'tnh.sectioning.default_section.v1',
+        model: 'qwen2.5-7b',
+        finish_reason: 'stop',
+        usage: { inputTokens: 12, outputTokens: 80, totalTokens: 92 },
+      },
+    });
+    reply = openAISse(answer('section-text-mismatch'), 'stop');
+    const bad = await run([...common(), '--id', 'section-text']);
+    expect(bad.code).toBe(4);
+    expect(bad.err).toContain('SCHEMA_MISMATCH: at /sections/0/start_line: must be integer');
+    const before = requests.length;
+    writeFileSync(join(varsFile, '..', 'empty.json'), '{}');
+    const missing = await run([...common(), '--id', 'summarize', '--vars', join(varsFile, '..', 'empty.json')]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('VARIABLES_INVALID: prompt "summarize" uses {{text}}');
+    expect(requests.length).toBe(before);
+  });
+});
