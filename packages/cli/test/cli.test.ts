@@ -142,6 +142,24 @@ describe('modes', () => {
   });
 });
 
+describe('input', () => {
+  test('"-" and no file both read stdin; a file argument reads the file', async () => {
+    const input = '{"a": 1}\n{"a": 2}\n';
+    expect((await cli(['jsonl', '-'], input)).lines).toEqual([{ a: 1 }, { a: 2 }]);
+    expect((await cli(['jsonl'], input)).lines).toEqual([{ a: 1 }, { a: 2 }]);
+    const file = await cli(['json', 'fixtures/contracts/answers/section-text.txt']);
+    expect(file.lines).toEqual([JSON.parse(answer('section-text'))]);
+  });
+
+  test('output is plain: no colour or other escape sequence, whatever NO_COLOR says', async () => {
+    const r = await cli(
+      ['jsonl', '--schema', 'fixtures/schemas/definition-relationship.schema.json'],
+      answer('agent-kg-extract'),
+    );
+    expect(r.out + r.err).not.toMatch(/\u001b\[/);
+  });
+});
+
 describe('usage and configuration errors: exit 2 before any input is read', () => {
   test.each([
     [['jsonl', '--bogus'], "unknown option '--bogus'"],
@@ -211,7 +229,7 @@ describe('check', () => {
 
 describe('help and version', () => {
   test('--help for every command shows examples and the exit codes', async () => {
-    for (const command of ['jsonl', 'json', 'salvage', 'partial', 'elements', 'check', 'run']) {
+    for (const command of ['jsonl', 'json', 'salvage', 'partial', 'elements', 'check', 'run', 'batch', 'demo']) {
       const r = await cli([command, '--help']);
       expect(r.code, command).toBe(0);
       expect(r.out, command).toContain('Examples:');

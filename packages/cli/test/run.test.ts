@@ -12,11 +12,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { main } from '@llmjson/cli';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { corpus } from '../../../test/support/corpora.js';
 import { openAISse } from '../../../test/support/provider.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CONTRACTS = join(ROOT, 'fixtures/contracts');
 const answer = (name: string) => readFileSync(join(CONTRACTS, 'answers', `${name}.txt`), 'utf8');
+
+const recorded = corpus<{ file: string; derived_by_collector: { text: { text: string }[] } }[]>(
+  'recorded-streams/index.json',
+  'llmjson run against a recorded stream',
+);
 
 let server: Server;
 let baseURL = '';
@@ -127,4 +133,21 @@ describe('llmjson run', () => {
     expect(missing.err).toContain('VARIABLES_INVALID: prompt "summarize" uses {{text}}');
     expect(requests.length).toBe(before);
   });
+
+  test.skipIf(!recorded.present)(
+    'a text prompt against a recorded OpenAI stream: the text as the server streamed it',
+    async () => {
+      const entry = recorded.load().find((e) => e.file === 'openai-text.chunks.txt');
+      const lines = readFileSync(join(recorded.path, '..', 'openai-text.chunks.txt'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '');
+      reply = `${lines.map((l) => `data: ${l}\n\n`).join('')}data: [DONE]\n\n`;
+      const r = await run([...common(), '--id', 'summarize', '--api']);
+      expect(r.code).toBe(0);
+      const envelope = JSON.parse(r.out) as { status: string; result: Record<string, unknown> };
+      expect(envelope.status).toBe('succeeded');
+      expect(envelope.result.text).toBe(entry?.derived_by_collector.text[0]?.text);
+      expect(envelope.result).not.toHaveProperty('json');
+    },
+  );
 });
