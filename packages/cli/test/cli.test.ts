@@ -156,7 +156,7 @@ describe('input', () => {
       ['jsonl', '--schema', 'fixtures/schemas/definition-relationship.schema.json'],
       answer('agent-kg-extract'),
     );
-    expect(r.out + r.err).not.toMatch(/\u001b\[/);
+    expect(r.out + r.err).not.toContain(`${String.fromCharCode(27)}[`);
   });
 });
 
