@@ -1,0 +1,43 @@
+/**
+ * Dev server for the live-UI example. `/stream/<file>` serves a recorded model answer from
+ * `public/answers/` in small delayed chunks, as a model server streams tokens: the page sees
+ * the answer arrive over a couple of seconds. The static build has no server: there the page
+ * replays the file in the same chunks itself (src/answer-source.ts).
+ */
+import { createReadStream } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vite';
+import { CHUNK_BYTES, CHUNK_DELAY_MS } from './src/pace.js';
+
+const answers = fileURLToPath(new URL('./public/answers/', import.meta.url));
+
+function streamAnswers(): Plugin {
+  return {
+    name: 'stream-recorded-answers',
+    configureServer(server) {
+      server.middlewares.use('/stream/', async (request, response) => {
+        const name = (request.url ?? '').replace(/^\//, '').split('?')[0] ?? '';
+        if (!/^[\w.-]+\.txt$/.test(name)) {
+          response.statusCode = 404;
+          response.end();
+          return;
+        }
+        response.setHeader('content-type', 'text/plain; charset=utf-8');
+        response.setHeader('cache-control', 'no-store');
+        response.setHeader('x-paced-answer', '1');
+        const delay = Number(new URL(request.url ?? '', 'http://x').searchParams.get('delay') ?? CHUNK_DELAY_MS);
+        for await (const block of createReadStream(`${answers}${name}`)) {
+          const bytes = block as Buffer;
+          for (let i = 0; i < bytes.length; i += CHUNK_BYTES) {
+            response.write(bytes.subarray(i, i + CHUNK_BYTES));
+            await sleep(delay);
+          }
+        }
+        response.end();
+      });
+    },
+  };
+}
+
+export default defineConfig({ plugins: [streamAnswers()] });

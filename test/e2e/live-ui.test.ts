@@ -1,0 +1,153 @@
+/**
+ * The live-UI example (examples/live-ui) in a real browser: Debian's Chromium, driven by
+ * playwright-core, against the Vite dev server that streams recorded answers in small delayed
+ * chunks. It checks that items appear while the stream is still open, that the final DOM holds
+ * exactly the expected objects, that the malformed line is shown as a diagnostic, and saves a
+ * screenshot to test-results/live-ui.png.
+ *
+ * Without Chromium the test fails in CI with what to install; elsewhere it is skipped with the
+ * same message (a user's machine may have no browser).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium } from 'playwright-core';
+import { build, createServer, preview, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../examples/live-ui/', import.meta.url));
+
+function findChromium(): string | undefined {
+  for (const name of [process.env.CHROMIUM_PATH, 'chromium', 'chromium-browser']) {
+    if (name === undefined || name === '') continue;
+    try {
+      return execFileSync('sh', ['-c', `command -v "${name}"`], { encoding: 'utf8' }).trim() || undefined;
+    } catch {
+      // not on PATH
+    }
+  }
+  return undefined;
+}
+
+const executablePath = findChromium();
+const MISSING =
+  "no Chromium found: install Debian's chromium package (apt-get install -y chromium) or set CHROMIUM_PATH; .ci/run installs it when it is missing";
+if (executablePath === undefined && !process.env.CI) console.warn(`live-UI browser test skipped: ${MISSING}`);
+
+describe.skipIf(executablePath === undefined && !process.env.CI)('live UI in headless Chromium', () => {
+  let server: ViteDevServer;
+  let browser: Browser;
+  let url = '';
+
+  beforeAll(async () => {
+    if (executablePath === undefined) throw new Error(MISSING);
+    server = await createServer({
+      root: EXAMPLE,
+      configFile: `${EXAMPLE}vite.config.ts`,
+      logLevel: 'silent',
+      server: { host: '127.0.0.1', port: 0, strictPort: false },
+    });
+    await server.listen();
+    url = server.resolvedUrls?.local[0] ?? '';
+    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('objects and items appear while the answers stream; the final page holds exactly what the answers say', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 820 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(url);
+    // Page expressions are strings: the test program has no DOM types.
+    await page.waitForFunction("document.body.dataset.state === 'streaming'");
+
+    // Observe the page while both answers are still streaming.
+    const seen: { objects: number; items: number; summary: number }[] = [];
+    let midway = false;
+    while ((await page.evaluate('document.body.dataset.state')) === 'streaming') {
+      seen.push(
+        await page.evaluate<{ objects: number; items: number; summary: number }>(`({
+          objects: document.querySelectorAll('#objects li').length,
+          items: document.querySelectorAll('#items li').length,
+          summary: document.getElementById('summary').textContent.length,
+        })`),
+      );
+      const last = seen.at(-1);
+      if (!midway && last !== undefined && last.objects >= 3 && last.items >= 1) {
+        midway = true;
+        mkdirSync(`${ROOT}test-results`, { recursive: true });
+        await page.screenshot({ path: `${ROOT}test-results/live-ui-streaming.png` });
+      }
+      await page.waitForTimeout(25);
+    }
+    expect(midway).toBe(true);
+    const distinct = (key: 'objects' | 'items' | 'summary') => [...new Set(seen.map((s) => s[key]))];
+    // Counts only grow, and at least three different counts were seen before the end.
+    for (const key of ['objects', 'items', 'summary'] as const) {
+      const values = seen.map((s) => s[key]);
+      expect(values, key).toEqual([...values].sort((a, b) => a - b));
+      expect(distinct(key).filter((n) => n > 0).length, key).toBeGreaterThanOrEqual(3);
+    }
+
+    const objects = await page.locator('#objects li').allTextContents();
+    expect(objects).toEqual([
+      "mitochondrion: An organelle that produces most of the cell's ATP.",
+      'ATP: Adenosine triphosphate, the molecule cells use to store and move energy.',
+      'mitochondrion — produces → ATP',
+      'glucose: A simple sugar that cells break down for energy.',
+      'glycolysis — breaks down → glucose',
+      'ATP synthase: The enzyme that makes ATP from ADP and phosphate.',
+      'ATP synthase — is located in → mitochondrion',
+    ]);
+    const diagnostics = await page.locator('#diagnostics li').allTextContents();
+    expect(diagnostics).toEqual([
+      'line 1: prose: not JSON: a line of prose',
+      "line 7: syntax: unexpected '\"'; expected ',' or '}'",
+      'line 11: truncated: last line cut off: input ended inside a string',
+    ]);
+    expect(await page.locator('#doc-title').textContent()).toBe('How cells make energy');
+    expect(await page.locator('#summary').textContent()).toMatch(/^Cells turn food into .* most of the cell's ATP\.$/);
+    expect(await page.locator('#items li.complete').count()).toBe(4);
+    expect(await page.locator('#items li b').allTextContents()).toEqual([
+      'Glycolysis',
+      'Pyruvate oxidation',
+      'Citric acid cycle',
+      'Electron transport chain',
+    ]);
+    expect(errors).toEqual([]);
+    mkdirSync(`${ROOT}test-results`, { recursive: true });
+    await page.screenshot({ path: `${ROOT}test-results/live-ui.png`, fullPage: true });
+  }, 60_000);
+
+  test('the static build works the same (the page replays the answers itself)', async () => {
+    const outDir = `${ROOT}test-results/live-ui-dist`;
+    await build({
+      root: EXAMPLE,
+      configFile: `${EXAMPLE}vite.config.ts`,
+      logLevel: 'silent',
+      build: { outDir, emptyOutDir: true },
+    });
+    const server = await preview({
+      root: EXAMPLE,
+      configFile: `${EXAMPLE}vite.config.ts`,
+      logLevel: 'silent',
+      build: { outDir },
+      preview: { host: '127.0.0.1', port: 0 },
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(server.resolvedUrls?.local[0] ?? '');
+      await page.waitForFunction("document.body.dataset.state === 'done'", undefined, { timeout: 30_000 });
+      expect(await page.locator('#objects li').count()).toBe(7);
+      expect(await page.locator('#diagnostics li').count()).toBe(3);
+      expect(await page.locator('#items li.complete').count()).toBe(4);
+    } finally {
+      await new Promise<void>((done, fail) => server.httpServer.close((error) => (error ? fail(error) : done())));
+    }
+  }, 60_000);
+});
