@@ -133,6 +133,18 @@ function unfinishedEscape(raw: string): number {
   return 0;
 }
 
+/**
+ * A string built by many appends is, in V8, a tree of its pieces (one node per append: about
+ * eight times the text's size, all of it traced by every garbage collection while it lives).
+ * Reading one character makes the engine flatten it into one piece; done once, when the
+ * string completes, it keeps the tree small and the work linear. The read's result is kept
+ * so the call cannot be optimised away.
+ */
+let flattened = 0;
+function flatten(text: string): void {
+  if (text.length > 32) flattened ^= text.charCodeAt(text.length >> 1);
+}
+
 class Builder implements ScanEvents {
   readonly stats: PartialStats = { characters: 0, updates: 0, changes: 0, diagnostics: {} };
   private readonly sink: PartialSink;
@@ -273,7 +285,9 @@ class Builder implements ScanEvents {
     if (kind === KIND_STRING) {
       this.appendString(end - 1);
       this.changes.push({ op: 'complete', path: this.valuePath });
-      this.checkSubtree(this.valuePath, depth === 0 ? this.root : this.read(depth, this.valuePath), end);
+      const complete = depth === 0 ? (this.root as string) : this.read(depth, this.valuePath);
+      flatten(complete);
+      this.checkSubtree(this.valuePath, complete, end);
     } else if (kind === KIND_SCALAR) {
       const value: unknown = JSON.parse(this.text(this.valueFrom, end));
       this.place(depth, this.valuePath, value);
