@@ -122,7 +122,8 @@ describe.skipIf(executablePath === undefined && !process.env.CI)('live UI in hea
     expect(errors).toEqual([]);
     mkdirSync(`${ROOT}test-results`, { recursive: true });
     await page.screenshot({ path: `${ROOT}test-results/live-ui.png`, fullPage: true });
-  }, 60_000);
+    await page.close();
+  }, 120_000);
 
   test('the static build works the same (the page replays the answers itself)', async () => {
     const outDir = `${ROOT}test-results/live-ui-dist`;
@@ -139,15 +140,17 @@ describe.skipIf(executablePath === undefined && !process.env.CI)('live UI in hea
       build: { outDir },
       preview: { host: '127.0.0.1', port: 0 },
     });
+    const page = await browser.newPage();
     try {
-      const page = await browser.newPage();
       await page.goto(server.resolvedUrls?.local[0] ?? '');
       await page.waitForFunction("document.body.dataset.state === 'done'", undefined, { timeout: 30_000 });
       expect(await page.locator('#objects li').count()).toBe(7);
       expect(await page.locator('#diagnostics li').count()).toBe(3);
       expect(await page.locator('#items li.complete').count()).toBe(4);
     } finally {
-      await new Promise<void>((done, fail) => server.httpServer.close((error) => (error ? fail(error) : done())));
+      // The page holds keep-alive connections: close it before the server.
+      await page.close();
+      await server.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
