@@ -5,6 +5,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { chartsFor, runLabel } from './charts.js';
 import { referenceLayer } from './entrants.js';
 import { type Exponent, type Ratio, ratio, type Timing } from './harness.js';
 import type { Section, Table, TargetResult } from './scenario.js';
@@ -100,7 +101,28 @@ export function writeResults(dir: URL, env: Environment, sections: readonly Sect
     `${JSON.stringify({ env, sections }, null, 2)}\n`,
   );
   if (!env.quick) writeFileSync(new URL('latest.md', dir), markdown);
+  // Charts: a full run's go to benchmarks/charts/ (committed, embedded in the READMEs); a quick
+  // run's stay with its results.
+  const chartDir = env.quick ? new URL(`${stamp}-quick-charts/`, dir) : new URL('../charts/', dir);
+  writeCharts(chartDir, env, sections);
   return file.pathname;
+}
+
+/** Writes every section's charts (SVG) into `dir`, and an index of them. Returns the files written. */
+export function writeCharts(dir: URL, env: Environment, sections: readonly Section[]): string[] {
+  mkdirSync(dir, { recursive: true });
+  const footer = runLabel(env);
+  const written: string[] = [];
+  const index: string[] = [`Charts of the run of ${env.date} (Node ${env.node}, ${env.cpu}, ${env.cores} cores).`, ''];
+  for (const section of sections) {
+    for (const chart of chartsFor(section, footer)) {
+      writeFileSync(new URL(chart.file, dir), chart.svg);
+      written.push(chart.file);
+      index.push(`- [${chart.title}](${chart.file}) (${section.scenario})`);
+    }
+  }
+  if (written.length > 0) writeFileSync(new URL('index.md', dir), `${index.join('\n')}\n`);
+  return written;
 }
 
 /** The timings of one case, labelled for a column heading. */

@@ -140,6 +140,7 @@ function unfinishedEscape(raw: string): number {
  * string completes, it keeps the tree small and the work linear. The read's result is kept
  * so the call cannot be optimised away.
  */
+// biome-ignore lint/correctness/noUnusedVariables: written only so that the read in flatten() is not optimised away.
 let flattened = 0;
 function flatten(text: string): void {
   if (text.length > 32) flattened ^= text.charCodeAt(text.length >> 1);
