@@ -4,26 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { main } from '@llmjson/cli';
 import { describe, expect, test } from 'vitest';
+import { runCli } from '../../../test/support/cli.js';
 
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
 
-async function cli(argv: string[], cwd: string) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const code = await main(argv, { stdin: new PassThrough(), stdout, stderr, cwd, env: {} });
-  return { code, out, err };
-}
+const cli = (argv: string[], cwd: string) => runCli(argv, { cwd });
 
 /** A run of recorded outputs: every status, two models, one line that is not a record. */
 function workspace(): string {
@@ -190,20 +177,8 @@ describe('batch', () => {
 
 describe('batch progress bar', () => {
   async function withTerminal(env: Record<string, string>) {
-    const dir = workspace();
     const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });
-    let err = '';
-    stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    const code = await main(['batch', 'run.jsonl', '--workers', '0'], {
-      stdin: new PassThrough(),
-      stdout: new PassThrough().resume(),
-      stderr,
-      cwd: dir,
-      env,
-    });
-    return { code, err };
+    return runCli(['batch', 'run.jsonl', '--workers', '0'], { cwd: workspace(), env, stderr });
   }
 
   test('shown on a terminal with records/s and ETA; never in CI or without a terminal', async () => {

@@ -1,43 +1,21 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { main } from '@llmjson/cli';
 import { describe, expect, test } from 'vitest';
 import { chunkText } from '../../../test/support/chunking.js';
+import { runCli } from '../../../test/support/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CONTRACTS = join(ROOT, 'fixtures/contracts');
 const SCHEMA_ROOT = join(CONTRACTS, 'schemas/prompt-contracts');
 
-/** Runs the command in-process with the input fed in small chunks; collects stdout and stderr. */
-async function cli(argv: string[], input = '', options: { cwd?: string; chunk?: number } = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => {
-    out += d.toString();
+/** Runs the command in-process with the input fed in small chunks. */
+const cli = (argv: string[], input = '', options: { cwd?: string; chunk?: number } = {}) =>
+  runCli(argv, {
+    stdin: chunkText(input, options.chunk ?? 5),
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
-  stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const stdin = Readable.from(chunkText(input, options.chunk ?? 5).map((s) => Buffer.from(s)));
-  const code = await main(argv, { stdin, stdout, stderr, cwd: options.cwd ?? ROOT, env: {} });
-  return {
-    code,
-    out,
-    err,
-    /** stdout as JSON lines (for the modes; other commands print text). */
-    get lines(): unknown[] {
-      return out
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as unknown);
-    },
-  };
-}
 
 const answer = (name: string) => readFileSync(join(CONTRACTS, 'answers', `${name}.txt`), 'utf8');
 
@@ -173,16 +151,10 @@ describe('usage and configuration errors: exit 2 before any input is read', () =
     [['elements', '--path', 'items'], 'path must be "$" or "$.key"'],
     [['frobnicate'], "unknown command 'frobnicate'"],
   ])('%j', async (argv, message) => {
-    const stdin = new PassThrough(); // never written: reading it would hang the test
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let err = '';
-    stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    const code = await main(argv, { stdin, stdout, stderr, cwd: ROOT, env: {} });
-    expect(code).toBe(2);
-    expect(err).toContain(message);
+    // No stdin given: it never ends, so a command that read it would hang instead of passing.
+    const r = await runCli(argv);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(message);
   });
 
   test('an invalid schema file is exit 2 with what to fix', async () => {

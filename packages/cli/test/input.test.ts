@@ -4,11 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { main } from '@llmjson/cli';
 import { describe, expect, test } from 'vitest';
 import { chunkBytes } from '../../../test/support/chunking.js';
+import { runCli } from '../../../test/support/cli.js';
 import { corpus } from '../../../test/support/corpora.js';
 import { openAISse } from '../../../test/support/provider.js';
 
@@ -17,29 +16,9 @@ const CONTRACTS = join(ROOT, 'fixtures/contracts');
 const SCHEMA_ROOT = join(CONTRACTS, 'schemas/prompt-contracts');
 const answer = (name: string) => readFileSync(join(CONTRACTS, 'answers', `${name}.txt`), 'utf8');
 
-async function cli(argv: string[], body: string, byteChunk = 7) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const stdin = Readable.from(chunkBytes(new TextEncoder().encode(body), byteChunk).map((b) => Buffer.from(b)));
-  const code = await main(argv, { stdin, stdout, stderr, cwd: ROOT, env: {} });
-  return {
-    code,
-    out,
-    err,
-    lines: out
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as unknown),
-  };
-}
+/** Runs the command with the body fed as bytes in chunks of `byteChunk` (splitting UTF-8 characters). */
+const cli = (argv: string[], body: string, byteChunk = 7) =>
+  runCli(argv, { stdin: chunkBytes(new TextEncoder().encode(body), byteChunk) });
 
 describe('--input openai', () => {
   const args = ['--schema-ref', 'trustgraph.agent_kg_extract.v1', '--schema-root', SCHEMA_ROOT];

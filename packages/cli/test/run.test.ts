@@ -7,11 +7,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { main } from '@llmjson/cli';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runCli } from '../../../test/support/cli.js';
 import { corpus } from '../../../test/support/corpora.js';
 import { openAISse } from '../../../test/support/provider.js';
 
@@ -55,20 +54,7 @@ afterAll(async () => {
   await new Promise((done) => server.close(done));
 });
 
-async function run(argv: string[], env: Record<string, string> = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const code = await main(argv, { stdin: new PassThrough(), stdout, stderr, cwd: ROOT, env });
-  return { code, out, err };
-}
+const run = (argv: string[], env: Record<string, string> = {}) => runCli(argv, { env });
 
 const common = () => [
   'run',
