@@ -20,6 +20,7 @@ export interface Chart {
 }
 
 const RATIO_COLUMN = ': time ÷ llmjson';
+const RATIO_HEADER = 'time ÷ llmjson';
 const FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"';
 
 function xmlEscape(text: string): string {
@@ -86,9 +87,77 @@ function label(value: number, unit: string): string {
   return `${text}${unit}`;
 }
 
+/** `3202 of 3888 (82%)` → 82. */
+export function percentOf(cell: string): number | undefined {
+  const match = /\(([0-9]+(?:\.[0-9]+)?)\s?%\)\s*$/.exec(cell.trim());
+  return match === null ? undefined : Number(match[1]);
+}
+
+/**
+ * Plain bars on a linear axis: for a `percent` column, one bar per entrant (0–100 %); for
+ * `ms` columns, one group per row and one bar per column.
+ */
+function barChart(
+  table: Table,
+  columns: number[],
+  unit: 'percent' | 'ms',
+  title: string,
+  footer: string,
+): string | undefined {
+  const groups =
+    unit === 'percent'
+      ? columns.map((col) => ({
+          name: table.header[col] as string,
+          bars: table.rows.map((row) => ({ entrant: row[0] as string, value: percentOf(row[col] ?? '') as number })),
+        }))
+      : table.rows.map((row) => ({
+          name: `${row[0]}${row[1] === undefined || columns.includes(1) ? '' : ` (${row[1]})`}`,
+          bars: columns.map((col) => ({
+            entrant: table.header[col] as string,
+            value: leadingNumber(row[col] ?? '', ' ?ms') as number,
+          })),
+        }));
+  const values = groups.flatMap((g) => g.bars.map((b) => b.value));
+  if (values.length === 0) return undefined;
+  const hi = unit === 'percent' ? 100 : Math.max(...values) * 1.1;
+  const left = 380;
+  const width = 940;
+  const plot = width - left - 90;
+  const x = (v: number) => left + (v / hi) * plot;
+  const suffix = unit === 'percent' ? '%' : ' ms';
+  let y = 60;
+  const parts: string[] = [];
+  for (const group of groups) {
+    parts.push(`<text x="10" y="${y + 14}" font-weight="600" font-size="13">${xmlEscape(group.name)}</text>`);
+    y += 22;
+    for (const bar of group.bars) {
+      parts.push(
+        `<text x="${left - 8}" y="${y + 13}" text-anchor="end" font-size="12">${xmlEscape(bar.entrant.length > 52 ? `${bar.entrant.slice(0, 50)}…` : bar.entrant)}</text>`,
+        `<rect x="${left}" y="${y + 3}" width="${Math.max(1, x(bar.value) - left).toFixed(1)}" height="14" fill="${colour(bar.entrant)}"/>`,
+        `<text x="${(x(bar.value) + 4).toFixed(1)}" y="${y + 13}" font-size="11" fill="#444">${label(bar.value, suffix)}</text>`,
+      );
+      y += 20;
+    }
+    y += 8;
+  }
+  const grid = linearTicks(hi)
+    .map(
+      (t) =>
+        `<line x1="${x(t).toFixed(1)}" y1="54" x2="${x(t).toFixed(1)}" y2="${y}" stroke="#e1e4e8"/><text x="${x(t).toFixed(1)}" y="${y + 14}" text-anchor="middle" font-size="11" fill="#57606a">${label(t, suffix)}</text>`,
+    )
+    .join('');
+  return svg(width, y + 50, title, shortTitle(table.caption), `${grid}${parts.join('')}`, [
+    unit === 'percent' ? 'share of what the input holds' : 'time (median over rounds)',
+    footer,
+  ]);
+}
+
 function ratioChart(table: Table, columns: number[], title: string, footer: string): string | undefined {
   const groups = columns.map((col) => ({
-    name: (table.header[col] as string).slice(0, -RATIO_COLUMN.length),
+    name:
+      (table.header[col] as string) === RATIO_HEADER
+        ? ''
+        : (table.header[col] as string).slice(0, -RATIO_COLUMN.length),
     bars: table.rows
       .map((row) => ({ entrant: row[0] as string, value: leadingNumber(row[col] ?? '', '×') }))
       .filter((b): b is { entrant: string; value: number } => b.value !== undefined && b.value > 0),
@@ -113,7 +182,7 @@ function ratioChart(table: Table, columns: number[], title: string, footer: stri
     for (const bar of group.bars) {
       const w = Math.max(1, x(bar.value) - x(log ? lo : 0));
       parts.push(
-        `<text x="${left - 8}" y="${y + 13}" text-anchor="end" font-size="12">${xmlEscape(bar.entrant.length > 58 ? `${bar.entrant.slice(0, 56)}…` : bar.entrant)}</text>`,
+        `<text x="${left - 8}" y="${y + 13}" text-anchor="end" font-size="12">${xmlEscape(bar.entrant.length > 52 ? `${bar.entrant.slice(0, 50)}…` : bar.entrant)}</text>`,
         `<rect x="${x(log ? lo : 0)}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowHeight - 6}" fill="${colour(bar.entrant)}"/>`,
         `<text x="${(x(log ? lo : 0) + w + 4).toFixed(1)}" y="${y + 13}" font-size="11" fill="#444">${label(bar.value, '×')}</text>`,
       );
@@ -215,22 +284,33 @@ ${foot}
 export function chartsFor(section: Section, footer: string): Chart[] {
   const charts: Chart[] = [];
   for (const table of section.tables) {
-    const ratioColumns = table.header.flatMap((h, i) => (h.endsWith(RATIO_COLUMN) ? [i] : []));
+    const ratioColumns = table.header.flatMap((h, i) => (h.endsWith(RATIO_COLUMN) || h === RATIO_HEADER ? [i] : []));
+    const percentColumns = table.header.flatMap((h, i) =>
+      i > 0 && table.rows.length > 0 && table.rows.every((row) => percentOf(row[i] ?? '') !== undefined) ? [i] : [],
+    );
+    const msColumns = table.header.flatMap((h, i) =>
+      i > 0 &&
+      sizeOf(h) === undefined &&
+      table.rows.length > 0 &&
+      table.rows.every((row) => leadingNumber(row[i] ?? '', ' ?ms') !== undefined)
+        ? [i]
+        : [],
+    );
     const sizeColumns = table.header.flatMap((h, i) => (sizeOf(h) !== undefined ? [i] : []));
     const msCells = table.rows.some((row) =>
       sizeColumns.some((c) => leadingNumber(row[c] ?? '', ' ?ms') !== undefined),
     );
-    const drawn =
-      ratioColumns.length > 0
-        ? ratioChart(table, ratioColumns, section.title, footer)
-        : sizeColumns.length >= 2 && msCells
-          ? growthChart(table, sizeColumns, section.title, footer)
-          : undefined;
-    if (drawn !== undefined) {
+    const drawn: (string | undefined)[] = [];
+    if (percentColumns.length > 0) drawn.push(barChart(table, percentColumns, 'percent', section.title, footer));
+    if (ratioColumns.length > 0) drawn.push(ratioChart(table, ratioColumns, section.title, footer));
+    else if (sizeColumns.length >= 2 && msCells) drawn.push(growthChart(table, sizeColumns, section.title, footer));
+    else if (msColumns.length >= 2) drawn.push(barChart(table, msColumns, 'ms', section.title, footer));
+    for (const svgText of drawn) {
+      if (svgText === undefined) continue;
       charts.push({
         file: `${section.scenario}-${charts.length + 1}.svg`,
         title: `${section.title} — ${shortTitle(table.caption)}`,
-        svg: drawn,
+        svg: svgText,
       });
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { chartsFor, leadingNumber, sizeOf } from '../../benchmarks/src/charts.js';
+import { chartsFor, leadingNumber, percentOf, sizeOf } from '../../benchmarks/src/charts.js';
 import type { Section } from '../../benchmarks/src/scenario.js';
 
 const section = (tables: Section['tables']): Section => ({
@@ -21,6 +21,8 @@ describe('benchmark charts', () => {
     expect(sizeOf('1.0 MB')).toBe(1e6);
     expect(sizeOf('10 KB')).toBe(1e4);
     expect(sizeOf('64 KiB chunks')).toBeUndefined();
+    expect(percentOf('3202 of 3888 (82%)')).toBe(82);
+    expect(percentOf('82')).toBeUndefined();
   });
 
   test('a ratio table becomes one bar per entrant and case, on a log axis when the values span more than 20×', () => {
@@ -82,5 +84,32 @@ describe('benchmark charts', () => {
     expect(svg.match(/<path d="M/g)).toHaveLength(2);
     expect(svg.match(/<circle /g)).toHaveLength(5);
     expect(svg).toContain('log–log');
+  });
+});
+
+describe('benchmark charts: shares and times', () => {
+  test('a column of "n of m (p%)" cells becomes percentage bars; rows of ms cells become grouped bars', () => {
+    const charts = chartsFor(
+      section([
+        {
+          caption: 'Input: 200 answers.',
+          header: ['entrant', 'layer', 'intact objects delivered', 'time ÷ llmjson'],
+          rows: [
+            ['llmjson', 'stream', '3888 of 3888 (100%)', '1.0×'],
+            ['peer', 'stream', '233 of 3888 (6%)', '2.0×'],
+          ],
+        },
+        {
+          caption: 'Delivery.',
+          header: ['chunks', 'input', 'decoder today', 'scanner alone'],
+          rows: [['4-char chunks', '4.1 MB', '85.6 ms', '70.6 ms (0.77× the decoder)']],
+        },
+      ]),
+      '',
+    );
+    expect(charts.map((c) => c.file)).toEqual(['demo-1.svg', 'demo-2.svg', 'demo-3.svg']);
+    expect(charts[0]?.svg).toContain('>100%<');
+    expect(charts[0]?.svg).toContain('>6%<');
+    expect(charts[2]?.svg).toContain('>85.6 ms<');
   });
 });
