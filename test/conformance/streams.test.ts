@@ -7,7 +7,8 @@
  * Every run must give exactly the values (with their placement), the diagnostics (whole
  * objects) and the stats of the core engine on the whole text. The JSONL streams run in
  * records mode, so a `null` line compares on every platform; the Web stream in plain mode must
- * also give the core values, `null` included.
+ * also give the core values, `null` included. Element, partial and provider streams run their
+ * own cases through core, Node and Web the same way.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -24,14 +25,17 @@ import {
 import {
   createElementStream as createNodeElementStream,
   createPartialStream as createNodePartialStream,
+  createProviderStream as createNodeProviderStream,
 } from '@llmjson/node';
 import {
   createElementStream as createWebElementStream,
   createPartialStream as createWebPartialStream,
+  createProviderStream as createWebProviderStream,
 } from '@llmjson/web';
 import { describe, expect, it, test } from 'vitest';
 import { chunkBytes, chunkText } from '../support/chunking.js';
 import { type Collected, decodeChunks, streamChunks } from '../support/collect.js';
+import { openAISse, runProviderDecoder } from '../support/provider.js';
 import { type Salvaged, salvageChunks, salvageStreamChunks } from '../support/salvage.js';
 import { readAll, webJsonlChunks, webJsonlValues, webSalvageChunks } from '../support/web.js';
 
@@ -243,6 +247,71 @@ describe('partial streams: core, Node and Web agree', () => {
       expect(webOut).toEqual(coreOut);
       expect(nodeDiagnostics).toEqual(coreDiagnostics);
       expect(webDiagnostics).toEqual(coreDiagnostics);
+    });
+  });
+});
+
+describe('provider streams: core, Node and Web agree', () => {
+  const ollama = [
+    { model: 'llama3', message: { role: 'assistant', content: '{"a": "é' }, done: false },
+    { model: 'llama3', message: { role: 'assistant', content: '日本"}\n' }, done: false },
+    {
+      model: 'llama3',
+      message: { role: 'assistant', content: '' },
+      done: true,
+      done_reason: 'stop',
+      prompt_eval_count: 5,
+      eval_count: 9,
+    },
+  ]
+    .map((e) => JSON.stringify(e))
+    .join('\n');
+  const bodies = [
+    {
+      name: 'OpenAI chat SSE',
+      input: 'openai' as const,
+      body: openAISse('{"type": "definition", "entity": "ATP ⚡"}\n{"n": 2}\n', 'stop', 5),
+    },
+    {
+      name: 'OpenAI chat SSE with a broken event',
+      input: 'auto' as const,
+      body: `data: {"choices": [{"delta": {"content": "x"}}]}\n\ndata: {oops\n\n${openAISse('y', 'length', 1)}`,
+    },
+    { name: 'Ollama NDJSON', input: 'auto' as const, body: `${ollama}\n` },
+  ];
+  describe.each(bodies)('$name', ({ input, body }) => {
+    const expected = runProviderDecoder([body], input);
+    const bytes = new TextEncoder().encode(body);
+    test.each([1, 3, 64])('at %i-byte chunks', async (size) => {
+      const chunks: Uint8Array[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      const nodeDiagnostics: Diagnostic[] = [];
+      const node = createNodeProviderStream({ input, onDiagnostic: (d) => nodeDiagnostics.push(d) });
+      let nodeText = '';
+      await pipeline(Readable.from(chunks), node, async (source: AsyncIterable<string>) => {
+        for await (const piece of source) nodeText += piece;
+      });
+      const webDiagnostics: Diagnostic[] = [];
+      const web = createWebProviderStream({ input, onDiagnostic: (d) => webDiagnostics.push(d) });
+      const webText = ((await readAll(ReadableStream.from(chunks).pipeThrough(web))) as string[]).join('');
+      for (const [text, diagnostics, stream] of [
+        [nodeText, nodeDiagnostics, node],
+        [webText, webDiagnostics, web],
+      ] as const) {
+        expect(text).toBe(expected.text);
+        expect(diagnostics).toEqual(expected.diagnostics);
+        expect({
+          finishReason: stream.finishReason,
+          usage: stream.usage,
+          model: stream.model,
+          provider: stream.provider,
+        }).toEqual({
+          finishReason: expected.finishReason,
+          usage: expected.usage,
+          model: expected.model,
+          provider: expected.provider,
+        });
+      }
     });
   });
 });

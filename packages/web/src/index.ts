@@ -9,11 +9,16 @@ export {
   type JsonlRecord,
   type JsonlStats,
   type JsonSchema,
+  type ProviderMetadata,
   type SalvagedValue,
   type SalvageSource,
   type SalvageStats,
+  type ToolCall,
+  type ToolCallInfo,
+  type Usage,
 } from '@llmjson/core';
 export { createElementStream, type ElementStream, type ElementStreamOptions } from './element-stream.js';
 export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';
 export { createPartialStream, type PartialStream, type PartialStreamOptions } from './partial-stream.js';
+export { createProviderStream, type ProviderStream, type ProviderStreamOptions } from './provider-stream.js';
 export { createSalvageStream, type SalvageStream, type SalvageStreamOptions } from './salvage-stream.js';

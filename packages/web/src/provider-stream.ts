@@ -1,0 +1,46 @@
+/**
+ * Web adapter for the provider decoder: a model server's streamed HTTP body (bytes or text)
+ * in, the answer text out as strings — so `response.body.pipeThrough(createProviderStream(...))`
+ * pipes straight into `createJsonlStream` and the other llmjson streams in a browser or an edge
+ * runtime. Tool-call argument pieces, reasoning and metadata go to callbacks; the metadata is
+ * also readable as properties. Bad input never errors the stream.
+ */
+
+import {
+  createProviderDecoder,
+  type ProviderDecoder,
+  type ProviderDecoderOptions,
+  type ProviderMetadata,
+  type ToolCallInfo,
+} from '@llmjson/core';
+import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
+
+export interface ProviderStreamOptions extends ProviderDecoderOptions, TextTransformOptions {
+  /** Tool-call argument pieces, per call key. Default: none. */
+  readonly onToolArguments?: (key: string, delta: string, info: ToolCallInfo) => void;
+  /** Reasoning text (not part of the answer). Default: none. */
+  readonly onReasoning?: (delta: string) => void;
+  /** Called when the model, finish reason, usage or detected provider changes. Default: none. */
+  readonly onMetadata?: (metadata: ProviderMetadata) => void;
+}
+
+export interface ProviderStream
+  extends TransformStream<string | Uint8Array, string>,
+    Pick<ProviderDecoder, 'provider' | 'model' | 'finishReason' | 'usage' | 'toolCalls' | 'error' | 'stats'> {}
+
+const GETTERS = ['provider', 'model', 'finishReason', 'usage', 'toolCalls', 'error', 'stats'] as const;
+
+/** Creates a provider-stream TransformStream. Throws ConfigurationError for an invalid option. */
+export function createProviderStream(options: ProviderStreamOptions): ProviderStream {
+  const { stream, engine } = createTextTransformStream<string, ProviderDecoder>(options, (output) =>
+    createProviderDecoder(options, {
+      text: output.enqueue,
+      diagnostic: output.diagnostic,
+      ...(options.onToolArguments === undefined ? {} : { toolArguments: options.onToolArguments }),
+      ...(options.onReasoning === undefined ? {} : { reasoning: options.onReasoning }),
+      ...(options.onMetadata === undefined ? {} : { metadata: options.onMetadata }),
+    }),
+  );
+  for (const name of GETTERS) Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
+  return stream as ProviderStream;
+}
