@@ -285,7 +285,7 @@ export function chartsFor(section: Section, footer: string): Chart[] {
   const charts: Chart[] = [];
   for (const table of section.tables) {
     const ratioColumns = table.header.flatMap((h, i) => (h.endsWith(RATIO_COLUMN) || h === RATIO_HEADER ? [i] : []));
-    const percentColumns = table.header.flatMap((h, i) =>
+    const percentColumns = table.header.flatMap((_h, i) =>
       i > 0 && table.rows.length > 0 && table.rows.every((row) => percentOf(row[i] ?? '') !== undefined) ? [i] : [],
     );
     const msColumns = table.header.flatMap((h, i) =>

@@ -12,10 +12,12 @@ import { relative, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { AnswerStatus, ClassifyMode, ClassifyOptions } from '@llmjson/contracts';
+import { elementSchemaAt } from '@llmjson/core';
 import cliProgress from 'cli-progress';
 import { type BatchRecord, type InputProblem, inputSize, readRecords } from './batch-records.js';
 import { classifyRecord, type RecordResult } from './batch-worker.js';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { writableFile } from './output-paths.js';
 import { type SchemaFlags, schemaFromFlags } from './schema-options.js';
 import type { Io } from './stream-command.js';
 
@@ -69,22 +71,33 @@ export function summaryTable(models: ReadonlyMap<string, Counts>, total: Counts,
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-/** Classifies batches of records in worker threads; results come back in submission order. */
+/**
+ * Classifies batches of records in worker threads; results come back in submission order. A
+ * worker that fails (or exits) rejects every batch it still owed, so the command ends with the
+ * error instead of waiting for results that will never come.
+ */
 class WorkerPool {
-  private readonly workers: { worker: Worker; waiting: ((results: RecordResult[]) => void)[] }[];
+  private readonly workers: {
+    worker: Worker;
+    waiting: { resolve(results: RecordResult[]): void; reject(error: Error): void }[];
+  }[];
   private next = 0;
-  constructor(size: number, options: ClassifyOptions, onError: (error: Error) => void) {
+  constructor(size: number, options: ClassifyOptions) {
     this.workers = Array.from({ length: size }, () => {
       const worker = new Worker(new URL('./batch-worker.js', import.meta.url), { workerData: { classify: options } });
-      const entry = { worker, waiting: [] as ((results: RecordResult[]) => void)[] };
-      worker.on('message', (results: RecordResult[]) => entry.waiting.shift()?.(results));
-      worker.on('error', onError);
+      const entry = { worker, waiting: [] as WorkerPool['workers'][number]['waiting'] };
+      const fail = (error: Error) => {
+        for (const pending of entry.waiting.splice(0)) pending.reject(error);
+      };
+      worker.on('message', (results: RecordResult[]) => entry.waiting.shift()?.resolve(results));
+      worker.on('error', fail);
+      worker.on('exit', (code) => fail(new Error(`a batch worker thread exited (code ${code})`)));
       return entry;
     });
   }
   submit(records: BatchRecord[]): Promise<RecordResult[]> {
     const entry = this.workers[this.next++ % this.workers.length] as (typeof this.workers)[number];
-    const done = new Promise<RecordResult[]>((resolve) => entry.waiting.push(resolve));
+    const done = new Promise<RecordResult[]>((resolve, reject) => entry.waiting.push({ resolve, reject }));
     entry.worker.postMessage(records);
     return done;
   }
@@ -92,6 +105,7 @@ class WorkerPool {
     return this.workers.length;
   }
   async close(): Promise<void> {
+    for (const { worker } of this.workers) worker.removeAllListeners('exit');
     await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
   }
 }
@@ -103,6 +117,15 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     if (!existsSync(path)) throw new UsageError(`cannot read ${files[i]}`);
   }
   const { schema } = schemaFromFlags(flags, io);
+  if (flags.mode === 'elements' && schema !== undefined) {
+    try {
+      elementSchemaAt(schema, []);
+    } catch (error) {
+      throw new UsageError(`--mode elements needs the schema of an array document: ${(error as Error).message}`);
+    }
+  }
+  const outPath = flags.out === undefined ? undefined : writableFile(io.cwd, flags.out, '--out');
+  const reportPath = flags.report === undefined ? undefined : writableFile(io.cwd, flags.report, '--report');
   const options: ClassifyOptions = {
     mode: flags.mode,
     salvage: flags.salvage,
@@ -110,7 +133,11 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
   };
   const workers = flags.workers ?? Math.max(1, availableParallelism() - 1);
-  const out: Writable = flags.out === undefined ? io.stdout : createWriteStream(resolve(io.cwd, flags.out));
+  const out: Writable = outPath === undefined ? io.stdout : createWriteStream(outPath);
+  let outError: Error | undefined;
+  out.on('error', (error) => {
+    outError = error;
+  });
   const showProgress = flags.progress !== false && (io.stderr as { isTTY?: boolean }).isTTY === true && !io.env.CI;
   const bar = showProgress
     ? new cliProgress.SingleBar(
@@ -131,7 +158,18 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   const total = emptyCounts();
   const problems: InputProblem[] = [];
   const write = async (line: string) => {
-    if (!out.write(line)) await new Promise<void>((done) => out.once('drain', done));
+    if (outError !== undefined) throw new Error(`cannot write the results: ${outError.message}`);
+    if (!out.write(line)) {
+      await new Promise<void>((done) => {
+        const finish = () => {
+          out.off('drain', finish);
+          out.off('error', finish);
+          done();
+        };
+        out.on('drain', finish);
+        out.on('error', finish);
+      });
+    }
   };
   const record = async (result: RecordResult) => {
     let counts = models.get(result.model);
@@ -145,7 +183,8 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       c.values += result.values;
       c.diagnostics += result.diagnostics;
     }
-    const { index: _index, ...line } = result;
+    const { index: _index, error, ...line } = result;
+    if (error !== undefined) io.stderr.write(`llmjson batch: record ${result.id}: classified invalid: ${error}\n`);
     await write(`${JSON.stringify(line)}\n`);
     if (bar !== undefined && total.records % 100 === 0) {
       const seconds = (performance.now() - started) / 1000;
@@ -173,10 +212,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   if (workers === 0) {
     for await (const r of records) await record(classifyRecord(r, options));
   } else {
-    let failure: Error | undefined;
-    const pool = new WorkerPool(workers, options, (error) => {
-      failure = error;
-    });
+    const pool = new WorkerPool(workers, options);
     const inFlight: Promise<RecordResult[]>[] = [];
     let batch: BatchRecord[] = [];
     const flushOne = async () => {
@@ -191,7 +227,6 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
           // Bounded: at most two batches per worker in flight, so reading never runs ahead.
           while (inFlight.length >= pool.size * 2) await flushOne();
         }
-        if (failure !== undefined) throw failure;
       }
       if (batch.length > 0) inFlight.push(pool.submit(batch));
       while (inFlight.length > 0) await flushOne();
@@ -206,8 +241,8 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   io.stderr.write(`${summaryTable(models, total, false)}\n`);
   if (problems.length > 0)
     io.stderr.write(`${problems.length} input ${problems.length === 1 ? 'line' : 'lines'} skipped (not a record)\n`);
-  if (flags.report !== undefined) {
-    const file = resolve(io.cwd, flags.report);
+  if (reportPath !== undefined) {
+    const file = reportPath;
     const report = {
       mode: flags.mode,
       salvage: flags.salvage,

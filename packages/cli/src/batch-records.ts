@@ -71,9 +71,10 @@ export async function* readRecords(
     }
     const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
     let lineNumber = 0;
-    for await (const line of lines) {
+    for await (const raw of lines) {
       lineNumber++;
-      onBytes(Buffer.byteLength(line) + 1);
+      const line = lineNumber === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+      onBytes(Buffer.byteLength(raw) + 1);
       if (line.trim() === '') continue;
       let record: unknown;
       try {

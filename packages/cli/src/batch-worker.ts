@@ -14,10 +14,27 @@ export interface RecordResult {
   readonly status: ReturnType<typeof classifyResponse>['status'];
   readonly values: number;
   readonly diagnostics: number;
+  /** Why classifying the record failed (it is then `invalid`). */
+  readonly error?: string;
 }
 
 export function classifyRecord(record: BatchRecord, options: ClassifyOptions): RecordResult {
-  const result = classifyResponse(record.text, { ...options, finishReason: record.finishReason });
+  let result: ReturnType<typeof classifyResponse>;
+  try {
+    result = classifyResponse(record.text, { ...options, finishReason: record.finishReason });
+  } catch (error) {
+    // One record must not end the run (a validator overflowing its stack on absurd nesting,
+    // say): it is invalid, and the reason is reported with it.
+    return {
+      index: record.index,
+      id: record.id,
+      model: record.model,
+      status: 'invalid',
+      values: 0,
+      diagnostics: 1,
+      error: (error as Error).message,
+    };
+  }
   return {
     index: record.index,
     id: record.id,

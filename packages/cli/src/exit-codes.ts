@@ -4,6 +4,8 @@ export const ExitCode = {
   ok: 0,
   /** Usage or configuration error: bad flag, unreadable or invalid schema, unresolvable reference. Nothing was read. */
   usage: 2,
+  /** The model server failed: connection refused, an HTTP error, or an error event in its stream. */
+  provider: 3,
   /** Format error: no JSON or a schema mismatch (json), a dropped line with `--strict`, fewer than `--require N` objects. */
   format: 4,
   /** Interrupted (SIGINT). */
@@ -14,10 +16,14 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODES_HELP = `Exit codes:
   0    success (JSONL with dropped lines is still a success unless --strict)
   2    usage or configuration error (bad flag, unreadable or invalid schema,
-       unresolvable --schema-ref); reported before any input is read
+       unresolvable --schema-ref, unwritable output file); reported before any
+       input is read
+  3    the model server failed: connection refused, an HTTP error status, or
+       an error event in its stream (--input, run)
   4    format error: json mode found no JSON or it does not match the schema; a
        dropped line with --strict; fewer than --require N valid objects; an
-       answer cut off at the token limit (finish reason "length")
+       answer cut off at the token limit (finish reason "length") or a
+       provider stream that ended before the answer did
   130  interrupted`;
 
 /** A usage or configuration problem: printed as one line, exit code 2. */

@@ -140,12 +140,11 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     });
   }
 
-  schemaOptions(
-    program
-      .command('check')
-      .summary('check a prompt catalog: every schema declared, resolvable and valid, before any model is called')
-      .argument('[path]', 'prompts.json, or a directory of prompt configurations', 'prompts.json'),
-  )
+  program
+    .command('check')
+    .summary('check a prompt catalog: every schema declared, resolvable and valid, before any model is called')
+    .argument('[path]', 'prompts.json, or a directory of prompt configurations', 'prompts.json')
+    .option('--schema-root <dir>', 'where schema_ref looks first (repeatable, highest precedence first)', collect)
     .addHelpText(
       'after',
       '\nExamples:\n  llmjson check prompts.json\n  llmjson check prompts/ --schema-root ./contracts\n\nExit code 2 when any problem is found; each is listed on stderr with its code and prompt id.',

@@ -6,12 +6,13 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createPromptManager, parseVariables, writeOutputFile } from '@llmjson/contracts';
-import { openAICompatible } from '@llmjson/node';
+import { createPromptManager, type Envelope, parseVariables, writeOutputFile } from '@llmjson/contracts';
+import { openAICompatible, ProviderHttpError } from '@llmjson/node';
 import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { writableFile } from './output-paths.js';
 import { registryFor } from './schema-options.js';
-import type { Io } from './stream-command.js';
+import { type Io, lineWriter } from './stream-command.js';
 
 export interface RunFlags {
   readonly prompts: string;
@@ -42,6 +43,8 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`--prompts ${flags.prompts} is not JSON: ${(error as Error).message}`);
   }
+  const outputFile =
+    flags.outputFile === undefined ? undefined : writableFile(io.cwd, flags.outputFile, '--output-file');
   const vars =
     flags.vars === undefined
       ? {}
@@ -55,16 +58,25 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
   });
   const apiKey = io.env[flags.apiKeyEnv];
   const llm = openAICompatible({ baseURL: flags.baseUrl, model: flags.model, ...(apiKey ? { apiKey } : {}) });
+  const stdout = lineWriter(io.stdout);
   const stream = manager.stream(flags.id, vars, llm);
-  for await (const value of stream) {
-    if (flags.api !== true)
-      io.stdout.write(
-        `${typeof value === 'string' ? value : JSON.stringify(value)}${typeof value === 'string' ? '' : '\n'}`,
-      );
+  let envelope: Envelope;
+  try {
+    for await (const value of stream) {
+      if (flags.api !== true) await stdout.write(typeof value === 'string' ? value : `${JSON.stringify(value)}\n`);
+    }
+    envelope = await stream.outcome;
+  } catch (error) {
+    // The call itself failed: one line saying where and why.
+    const status = error instanceof ProviderHttpError ? ` (HTTP ${error.status})` : '';
+    const cause = (error as Error & { cause?: { message?: string } }).cause?.message;
+    io.stderr.write(
+      `llmjson: the model server at ${flags.baseUrl} failed${status}: ${(error as Error).message}${cause === undefined ? '' : ` (${cause})`}\n`,
+    );
+    return ExitCode.provider;
   }
-  const envelope = await stream.outcome;
-  if (flags.api === true) io.stdout.write(`${JSON.stringify(envelope)}\n`);
-  if (flags.outputFile !== undefined) writeOutputFile(envelope, resolve(io.cwd, flags.outputFile));
+  if (flags.api === true) await stdout.write(`${JSON.stringify(envelope)}\n`);
+  if (outputFile !== undefined) writeOutputFile(envelope, outputFile);
   if (envelope.status !== 'succeeded') {
     const error = envelope.error;
     io.stderr.write(`llmjson: ${envelope.status}: ${error?.detail ?? error?.reason ?? ''}: ${error?.message ?? ''}\n`);

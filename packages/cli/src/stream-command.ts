@@ -21,6 +21,7 @@ import {
 } from '@llmjson/node';
 import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { writableFile } from './output-paths.js';
 import type { Context, SchemaFlags } from './schema-options.js';
 import { schemaFromFlags } from './schema-options.js';
 
@@ -47,7 +48,7 @@ export interface Io extends Context {
 }
 
 /** Writes one line to stdout, waiting when the pipe is full; false once the reader has gone (EPIPE). */
-function lineWriter(stdout: Writable): { write(line: string): Promise<boolean>; readonly closed: boolean } {
+export function lineWriter(stdout: Writable): { write(line: string): Promise<boolean>; readonly closed: boolean } {
   let closed = false;
   stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') closed = true;
@@ -93,6 +94,8 @@ export async function runStreamCommand(
     }
   }
   if (mode !== 'elements' && flags.path !== undefined) throw new UsageError('--path applies to the elements mode only');
+  const outputFile =
+    flags.outputFile === undefined ? undefined : writableFile(io.cwd, flags.outputFile, '--output-file');
   const stdout = lineWriter(io.stdout);
   let diagnosticCount = 0;
   let dropped = 0;
@@ -117,7 +120,25 @@ export async function runStreamCommand(
     onDiagnostic,
   };
   const values: unknown[] = [];
-  const print = async (value: unknown) => (flags.api === true ? true : stdout.write(`${JSON.stringify(value)}\n`));
+  let outOfRange = 0;
+  const print = async (value: unknown) => {
+    if (flags.api === true) return true;
+    let nonFinite = false;
+    const line = JSON.stringify(value, (_key, v: unknown) => {
+      if (typeof v === 'number' && !Number.isFinite(v)) nonFinite = true;
+      return v;
+    });
+    if (nonFinite) {
+      // JSON cannot carry it (JSON.stringify would print null): reported, not printed.
+      outOfRange++;
+      dropped++;
+      io.stderr.write(
+        `llmjson ${mode}: a value holds a number beyond the double range (read as Infinity); not printed\n`,
+      );
+      return true;
+    }
+    return stdout.write(`${line}\n`);
+  };
 
   let json: unknown;
   let status: 'succeeded' | 'incomplete' | 'failed' = 'succeeded';
@@ -192,7 +213,20 @@ export async function runStreamCommand(
     }
   }
 
-  let code: number = status === 'succeeded' ? ExitCode.ok : ExitCode.format;
+  if (provider !== undefined && status === 'succeeded') {
+    if (provider.error !== undefined) {
+      status = 'failed';
+      failure = {
+        reason: 'CONTRACT_VALIDATION_FAILED',
+        message: `the provider sent an error: ${provider.error.message}`,
+      };
+    } else if (provider.finishReason === undefined) {
+      status = 'incomplete';
+      failure = { reason: 'INCOMPLETE', message: 'the provider stream ended before the answer did (no finish reason)' };
+    }
+  }
+  let code: number =
+    status === 'succeeded' ? ExitCode.ok : provider?.error !== undefined ? ExitCode.provider : ExitCode.format;
   const count =
     mode === 'json'
       ? status === 'succeeded'
@@ -203,23 +237,30 @@ export async function runStreamCommand(
           ? 1
           : 0
         : values.length;
-  if (flags.strict === true && dropped > 0) {
-    code = ExitCode.format;
-    io.stderr.write(`llmjson: --strict: ${dropped} ${dropped === 1 ? 'line was' : 'lines were'} dropped\n`);
+  if (failure === undefined && flags.strict === true && dropped > 0) {
+    failure = {
+      reason: 'CONTRACT_VALIDATION_FAILED',
+      message: `--strict: ${dropped} ${dropped === 1 ? 'line or value was' : 'lines or values were'} dropped`,
+    };
   }
-  if (flags.require !== undefined && count < flags.require) {
-    code = ExitCode.format;
-    io.stderr.write(`llmjson: --require ${flags.require}: only ${count} valid ${count === 1 ? 'object' : 'objects'}\n`);
+  if (failure === undefined && flags.require !== undefined && count < flags.require) {
+    failure = {
+      reason: 'CONTRACT_VALIDATION_FAILED',
+      message: `--require ${flags.require}: only ${count} valid ${count === 1 ? 'value' : 'values'}`,
+    };
   }
-  if (mode === 'json' && failure !== undefined) {
+  if (failure !== undefined) {
+    if (code === ExitCode.ok) code = ExitCode.format;
     io.stderr.write(`llmjson: ${failure.detail === undefined ? failure.reason : failure.detail}: ${failure.message}\n`);
   }
+  void outOfRange;
+  if (flags.api !== true && outputFile === undefined) return code;
   const envelope = createEnvelope({
     responseType: mode === 'jsonl' || mode === 'salvage' || mode === 'elements' ? 'jsonl' : 'json',
     status: code === ExitCode.ok ? 'succeeded' : status === 'succeeded' ? 'failed' : status,
     json,
     schemaRef,
-    text: mode === 'json' ? answer : json === undefined ? '' : canonicalJson(json),
+    text: mode === 'json' ? answer : answerText(json),
     model: provider?.model,
     provider: provider?.provider,
     usage: provider?.usage as Record<string, unknown> | undefined,
@@ -227,7 +268,17 @@ export async function runStreamCommand(
     error: failure,
   });
   if (flags.api === true) await stdout.write(`${JSON.stringify(envelope)}\n`);
-  if (flags.outputFile !== undefined) writeOutputFile(envelope, resolve(io.cwd, flags.outputFile));
+  if (outputFile !== undefined) writeOutputFile(envelope, outputFile);
   void diagnosticCount;
   return code;
+}
+
+/** The text of a non-json mode's result for the envelope: its values as canonical JSON when they have one. */
+function answerText(json: unknown): string {
+  if (json === undefined) return '';
+  try {
+    return canonicalJson(json);
+  } catch {
+    return '';
+  }
 }

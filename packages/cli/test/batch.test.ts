@@ -175,6 +175,44 @@ describe('batch', () => {
   }, 120_000);
 });
 
+describe('batch: bad records and bad configuration', () => {
+  test('a record that makes classification throw is invalid with its reason; the run goes on, with any workers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-'));
+    // A recursive schema and an absurdly deep record: the validator overflows its stack.
+    writeFileSync(
+      join(dir, 'deep.schema.json'),
+      JSON.stringify({ $ref: '#/$defs/n', $defs: { n: { type: 'array', items: { $ref: '#/$defs/n' } } } }),
+    );
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const lines = [JSON.stringify({ id: 'ok', text: '[[]]' }), JSON.stringify({ id: 'deep', text: deep })];
+    writeFileSync(join(dir, 'r.jsonl'), `\ufeff${lines.join('\n')}\n`);
+    for (const workers of ['0', '2']) {
+      const r = await cli(['batch', 'r.jsonl', '--schema', 'deep.schema.json', '--workers', workers], dir);
+      expect(r.code, workers).toBe(0);
+      const results = r.out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; status: string });
+      expect(results.map((x) => [x.id, x.status])).toEqual([
+        ['ok', 'valid'],
+        ['deep', 'invalid'],
+      ]);
+      expect(r.err).toContain('llmjson batch: record deep: classified invalid: ');
+    }
+  });
+
+  test('elements mode with a schema that is not an array document, or an unwritable --out: exit 2 before reading', async () => {
+    const dir = workspace();
+    const elements = await cli(['batch', 'run.jsonl', '--mode', 'elements', '--schema', 'n.schema.json'], dir);
+    expect(elements.code).toBe(2);
+    expect(elements.err).toContain('--mode elements needs the schema of an array document');
+    expect(elements.out).toBe('');
+    const out = await cli(['batch', 'run.jsonl', '--out', 'missing/dir/results.jsonl'], dir);
+    expect(out.code).toBe(2);
+    expect(out.err).toContain('--out missing/dir/results.jsonl: cannot write there');
+  });
+});
+
 describe('batch progress bar', () => {
   async function withTerminal(env: Record<string, string>) {
     const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });

@@ -49,11 +49,11 @@ describe('modes', () => {
     expect((await cli(['jsonl'], input)).code).toBe(0);
     const strict = await cli(['jsonl', '--strict'], input);
     expect(strict.code).toBe(4);
-    expect(strict.err).toContain('llmjson: --strict: 1 line was dropped');
+    expect(strict.err).toContain('llmjson: CONTRACT_VALIDATION_FAILED: --strict: 1 line or value was dropped');
     expect((await cli(['jsonl', '--require', '2'], input)).code).toBe(0);
     const required = await cli(['jsonl', '--require', '3'], input);
     expect(required.code).toBe(4);
-    expect(required.err).toContain('llmjson: --require 3: only 2 valid objects');
+    expect(required.err).toContain('llmjson: CONTRACT_VALIDATION_FAILED: --require 3: only 2 valid values');
   });
 
   test('json: the document once valid (fence and prose tolerated); no JSON or a mismatch is exit 4 with one line', async () => {
@@ -138,6 +138,32 @@ describe('input', () => {
   });
 });
 
+describe('answers that cannot be printed or were cut', () => {
+  test('a number beyond the double range is reported, not printed as null; the envelope says why', async () => {
+    const r = await cli(['jsonl'], '{"a": 1}\n{"a": 1e400}\n');
+    expect(r.lines).toEqual([{ a: 1 }]);
+    expect(r.err).toContain('a value holds a number beyond the double range (read as Infinity); not printed');
+    expect(r.code).toBe(0);
+    expect((await cli(['jsonl', '--strict'], '{"a": 1e400}\n')).code).toBe(4);
+    const api = await cli(['json', '--api'], '{"a": -1e999}');
+    expect(api.code).toBe(0);
+    expect(api.lines).toEqual([
+      expect.objectContaining({ status: 'failed', error: expect.objectContaining({ detail: 'NOT_JSON' }) }),
+    ]);
+  });
+
+  test('--strict and --require failures carry an error in the envelope', async () => {
+    const r = await cli(['jsonl', '--require', '2', '--api'], '{"a": 1}\n');
+    expect(r.code).toBe(4);
+    expect(r.lines).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        error: expect.objectContaining({ message: '--require 2: only 1 valid value' }),
+      }),
+    ]);
+  });
+});
+
 describe('usage and configuration errors: exit 2 before any input is read', () => {
   test.each([
     [['jsonl', '--bogus'], "unknown option '--bogus'"],
@@ -149,6 +175,8 @@ describe('usage and configuration errors: exit 2 before any input is read', () =
     [['jsonl', 'no-such-input.txt'], 'cannot read input file no-such-input.txt'],
     [['jsonl', '--schema', 'a.json', '--schema-ref', 'b.v1'], 'not both'],
     [['elements', '--path', 'items'], 'path must be "$" or "$.key"'],
+    [['json', '--output-file', 'no/such/dir/out.json'], '--output-file no/such/dir/out.json: cannot write there'],
+    [['json', '--output-file', 'fixtures'], '--output-file fixtures is a directory'],
     [['frobnicate'], "unknown command 'frobnicate'"],
   ])('%j', async (argv, message) => {
     // No stdin given: it never ends, so a command that read it would hang instead of passing.

@@ -73,6 +73,28 @@ describe('--input openai', () => {
   });
 });
 
+describe('provider failures', () => {
+  test('an error event from the provider is exit 3 with one line; a stream cut before its end is exit 4', async () => {
+    const error = await cli(
+      ['jsonl', '--input', 'anthropic'],
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+    );
+    expect(error.code).toBe(3);
+    expect(error.err).toContain('llmjson: CONTRACT_VALIDATION_FAILED: the provider sent an error: Overloaded');
+    const body = openAISse('{"a": 1}\n{"a": 2}\n', 'stop');
+    const cut = await cli(['jsonl', '--input', 'openai'], body.slice(0, body.indexOf('"finish_reason":"stop"') - 60));
+    expect(cut.code).toBe(4);
+    expect(cut.err).toContain('llmjson: INCOMPLETE: the provider stream ended before the answer did');
+  });
+
+  test('a JSONL answer cut at the token limit on a line boundary is still reported (exit 4)', async () => {
+    const r = await cli(['jsonl', '--input', 'openai'], openAISse('{"a": 1}\n', 'length'));
+    expect(r.lines).toEqual([{ a: 1 }]);
+    expect(r.code).toBe(4);
+    expect(r.err).toContain('INCOMPLETE: the answer was cut off at the token limit (finish reason "length")');
+  });
+});
+
 const index = corpus<{ file: string; derived_by_collector: { text: { text: string }[] } }[]>(
   'recorded-streams/index.json',
   'recorded provider streams (CLI --input)',

@@ -71,12 +71,19 @@ export function checkCatalog(config: unknown, registry: SchemaRegistry): Catalog
 function checkEntry(promptId: string, entry: PromptEntry, registry: SchemaRegistry): CatalogEntry | CatalogProblem {
   const responseType = entry['response-type'] ?? 'text';
   try {
+    const dispatch = entry.discriminator === undefined ? {} : { discriminator: entry.discriminator };
     if (entry.schema_ref !== undefined) {
       const resolved = registry.resolve(entry.schema_ref);
+      // With the prompt's discriminator, as the runner will compile it.
+      compileContractSchema(resolved.schema, `schema file ${resolved.file}`, dispatch, {
+        ref: entry.schema_ref,
+        file: resolved.file,
+        promptId,
+      });
       return { promptId, responseType, schema: entry.schema_ref, file: resolved.file, root: resolved.root.kind };
     }
     if (entry.schema !== undefined) {
-      compileContractSchema(entry.schema, `the inline schema of prompt "${promptId}"`, {}, { promptId });
+      compileContractSchema(entry.schema, `the inline schema of prompt "${promptId}"`, dispatch, { promptId });
       return { promptId, responseType, schema: 'inline' };
     }
     if (responseType !== 'text') {

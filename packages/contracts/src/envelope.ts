@@ -77,13 +77,30 @@ export function createEnvelope(input: EnvelopeInput): Envelope {
   const result: Record<string, unknown> = {};
   if (hasJson) result.json = input.json;
   if (structured && input.schemaRef !== undefined) result.schema_ref = input.schemaRef;
-  result.text = hasJson && input.status === 'succeeded' ? canonicalJson(input.json) : input.text;
+  let status = input.status;
+  let error = input.error;
+  let text = input.text;
+  if (hasJson && status === 'succeeded') {
+    try {
+      text = canonicalJson(input.json);
+    } catch (cause) {
+      // A number beyond the double range parses to Infinity, which JSON cannot carry.
+      status = 'failed';
+      error = {
+        reason: 'CONTRACT_VALIDATION_FAILED',
+        detail: 'NOT_JSON',
+        message: `the answer cannot be serialized as JSON: ${(cause as Error).message} (a number out of range?)`,
+      };
+      delete result.json;
+    }
+  }
+  result.text = text;
   if (input.model !== undefined) result.model = input.model;
   if (input.provider !== undefined) result.provider = input.provider;
   if (input.usage !== undefined) result.usage = input.usage;
   if (input.finishReason !== undefined) result.finish_reason = input.finishReason;
-  const envelope: Record<string, unknown> = { status: input.status, result };
-  if (input.error !== undefined && input.status !== 'succeeded') envelope.error = input.error;
+  const envelope: Record<string, unknown> = { status, result };
+  if (error !== undefined && status !== 'succeeded') envelope.error = error;
   if (input.diagnostics !== undefined && input.diagnostics.length > 0) envelope.diagnostics = input.diagnostics;
   if (input.warnings !== undefined && input.warnings.length > 0) envelope.warnings = input.warnings;
   return envelope as unknown as Envelope;

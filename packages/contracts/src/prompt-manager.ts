@@ -229,6 +229,15 @@ class Manager implements PromptManager {
     }
     if (responseType === 'jsonl') {
       const incomplete = isTruncated(finishReason);
+      if (incomplete) {
+        // Said even when the cut fell on a line boundary (then no line is reported as cut).
+        report({
+          reason: 'truncated',
+          offset: text.length,
+          excerpt: '',
+          message: `the provider cut the answer off at the token limit (finish reason "${finishReason}"); the ${values.length} complete valid lines before the cut were kept`,
+        });
+      }
       return createEnvelope({
         ...base,
         status: incomplete ? 'incomplete' : 'succeeded',
@@ -294,48 +303,91 @@ class Manager implements PromptManager {
 
   stream(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): PromptStream {
     const generator = this.execute(this.prepare(id, vars, options), llm);
-    let settle: { resolve(e: Envelope): void; reject(e: unknown): void } | undefined;
-    const outcome = new Promise<Envelope>((resolve, reject) => {
-      settle = { resolve, reject };
+    return new AnswerStream(generator);
+  }
+}
+
+/**
+ * The values of one answer as they arrive, and its outcome. One pump drives the answer and
+ * buffers what it yields; the iterator reads the buffer, so reading `outcome` (which starts the
+ * pump when nobody iterates) never takes values from the iteration. Leaving the iteration early
+ * closes the answer (the model call's stream is closed with it) and settles `outcome` with an
+ * error saying so.
+ */
+class AnswerStream implements PromptStream {
+  private readonly result: Promise<Envelope>;
+  private settle!: { resolve(envelope: Envelope): void; reject(error: unknown): void };
+  private readonly buffer: unknown[] = [];
+  private wake: (() => void) | undefined;
+  private pumping = false;
+  private finished = false;
+  private closed = false;
+  private failure: { error: unknown } | undefined;
+
+  constructor(private readonly generator: AsyncGenerator<unknown, Envelope>) {
+    this.result = new Promise<Envelope>((resolve, reject) => {
+      this.settle = { resolve, reject };
     });
-    // Nobody may await the outcome: an error is still delivered through the iterator.
-    outcome.catch(() => {});
-    let started = false;
-    async function* values(): AsyncGenerator<unknown, void> {
-      try {
-        for (;;) {
-          const step = await generator.next();
-          if (step.done === true) {
-            settle?.resolve(step.value);
-            return;
-          }
-          yield step.value;
+    // Nobody may await the outcome: a failure still reaches the iteration.
+    this.result.catch(() => {});
+  }
+
+  private start(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.closed) {
+          await this.generator.return(undefined as never);
+          this.settle.reject(new Error('the stream was closed before the answer ended'));
+          return;
         }
-      } catch (error) {
-        settle?.reject(error);
-        throw error;
+        const step = await this.generator.next();
+        if (step.done === true) {
+          this.settle.resolve(step.value);
+          return;
+        }
+        this.buffer.push(step.value);
+        this.wake?.();
       }
+    } catch (error) {
+      this.failure = { error };
+      this.settle.reject(error);
+    } finally {
+      this.finished = true;
+      this.wake?.();
     }
-    const iterator = values();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    this.start();
     return {
-      [Symbol.asyncIterator]() {
-        started = true;
-        return iterator;
-      },
-      get outcome() {
-        if (!started) {
-          started = true;
-          void (async () => {
-            try {
-              for await (const _ of iterator);
-            } catch {
-              // Rejected through `outcome`.
-            }
-          })();
+      next: async () => {
+        while (this.buffer.length === 0 && !this.finished) {
+          await new Promise<void>((wake) => {
+            this.wake = wake;
+          });
+          this.wake = undefined;
         }
-        return outcome;
+        if (this.buffer.length > 0) return { value: this.buffer.shift(), done: false };
+        if (this.failure !== undefined) throw this.failure.error;
+        return { value: undefined, done: true };
+      },
+      return: async () => {
+        if (!this.finished) this.closed = true;
+        return { value: undefined, done: true };
       },
     };
+  }
+
+  /** The envelope once the answer has ended; reading it starts the answer when nobody iterates. */
+  get outcome(): Promise<Envelope> {
+    this.start();
+    return this.result;
   }
 }
 

@@ -92,6 +92,20 @@ describe('catalog check', () => {
       ['invalid', 'SCHEMA_INVALID'],
     ]);
     expect(report.problems[0]?.message).toContain('did you mean "response-type"?');
+    const dispatch = checkCatalog(
+      {
+        prompts: {
+          d: {
+            prompt: 'x',
+            'response-type': 'jsonl',
+            schema_ref: 'trustgraph.agent_kg_extract.v1',
+            discriminator: 'nope',
+          },
+        },
+      },
+      registry,
+    );
+    expect(dispatch.problems.map((p) => p.code)).toEqual(['SCHEMA_INVALID']);
     expect(report.prompts.map((p) => p.promptId)).toEqual(['fine']);
   });
 });
@@ -231,6 +245,20 @@ describe('invoke', () => {
     ]);
     const ontology = (await m.invoke('extract-ontology', TEXT, scripted(answer('extract-ontology')).llm)) as unknown[];
     expect(ontology).toHaveLength(4);
+  });
+
+  test('a jsonl answer cut at the token limit on a line boundary keeps its lines and says it was cut', async () => {
+    const reported: string[] = [];
+    const m = createPromptManager(config, {
+      registry,
+      onDiagnostic: (d) => reported.push(`${d.reason}: ${d.message}`),
+    });
+    const text = answer('agent-kg-extract').split('\n').slice(0, 4).join('\n');
+    const values = await m.invoke('agent-kg-extract', TEXT, scripted(`${text}\n`, 5, { finishReason: 'length' }).llm);
+    expect(values).toHaveLength(2);
+    expect(reported.at(-1)).toBe(
+      'truncated: the provider cut the answer off at the token limit (finish reason "length"); the 2 complete valid lines before the cut were kept',
+    );
   });
 
   test('a jsonl answer with no valid object is [] with a warning', async () => {
@@ -380,6 +408,37 @@ describe('stream', () => {
       })(),
     ).rejects.toThrow('connection reset');
     await expect(iterated.outcome).rejects.toThrow('connection reset');
+  });
+});
+
+describe('stream: the outcome and the iteration share one answer', () => {
+  test('reading the outcome first does not take values from the iteration', async () => {
+    const stream = manager.stream('agent-kg-extract', TEXT, scripted(answer('agent-kg-extract'), 5).llm);
+    const outcome = stream.outcome;
+    const values: unknown[] = [];
+    for await (const value of stream) values.push(value);
+    expect(values).toHaveLength(3);
+    expect((await outcome).result.json).toEqual(values);
+  });
+
+  test('leaving the iteration early closes the answer and settles the outcome', async () => {
+    let closed = false;
+    const llm: Llm = () => ({
+      output: (async function* () {
+        try {
+          for (const chunk of chunkText(answer('agent-kg-extract'), 5)) {
+            await Promise.resolve();
+            yield chunk;
+          }
+        } finally {
+          closed = true;
+        }
+      })(),
+    });
+    const stream = manager.stream('agent-kg-extract', TEXT, llm);
+    for await (const _ of stream) break;
+    await expect(stream.outcome).rejects.toThrow('the stream was closed before the answer ended');
+    expect(closed).toBe(true);
   });
 });
 
