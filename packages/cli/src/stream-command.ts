@@ -220,7 +220,7 @@ export async function runStreamCommand(
         reason: 'CONTRACT_VALIDATION_FAILED',
         message: `the provider sent an error: ${provider.error.message}`,
       };
-    } else if (provider.finishReason === undefined) {
+    } else if (!provider.complete) {
       status = 'incomplete';
       failure = { reason: 'INCOMPLETE', message: 'the provider stream ended before the answer did (no finish reason)' };
     }

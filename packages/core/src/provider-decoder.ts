@@ -12,9 +12,13 @@
  *
  * Wire formats (`input`):
  * - `openai`: Chat Completions SSE, as OpenAI, vLLM, llama.cpp, Ollama's /v1, LM Studio,
- *   OpenRouter, DeepSeek, Mistral... stream it. Text: `choices[0].delta.content` (legacy
+ *   OpenRouter, DeepSeek, Mistral... stream it (a server that ignored `stream: true` and sent
+ *   one `choices[0].message` is read the same way). Text: `choices[0].delta.content` (legacy
  *   completions: `choices[0].text`). Tool calls: `choices[0].delta.tool_calls[j]`, one call per
- *   `index` (key `choice0.tool_call<index>`; legacy `function_call`: `choice0.function_call`).
+ *   `index` (key `choice0.tool_call<index>`, or `…<index>.<id>` when a server sends every
+ *   parallel call under one index with different ids; object arguments are serialized;
+ *   legacy `function_call`: `choice0.function_call`). A piece for a call already closed is
+ *   reported (`unrecognized`), never appended to arguments handed out as complete.
  *   Reasoning: `delta.reasoning_content` / `delta.reasoning`. Only choice 0 is decoded; another
  *   choice is reported once. Ends with a `finish_reason` or `data: [DONE]`.
  * - `openai-responses`: Responses API SSE. Text: `response.output_text.delta`. Tool calls:
@@ -70,7 +74,9 @@
  *   a Bedrock/Cohere/Google event under `auto`, a second choice) — reported the first time,
  *   and the number of further ignored events once at the end.
  * - `prose`: a line in an SSE body that is not an SSE field.
- * - `provider-error`: an error the provider sent (an `error` event or object, `response.failed`).
+ * - `provider-error`: an error the provider sent (an `error` event or object, `response.failed`),
+ *   or a refusal (chat `delta.refusal`, Responses `response.refusal.delta`), whose text is not
+ *   answer text.
  * - `truncated`: a message cut by a new one; a body that ended inside an event or before the
  *   format's end marker, naming every tool call left open.
  * - `too-long`: a line or event longer than `maxEventLength`, discarded.
@@ -187,6 +193,14 @@ export interface ProviderDecoder extends Engine<ProviderStats> {
   readonly toolCalls: readonly ToolCall[];
   /** The last error the provider reported in the stream, if any. */
   readonly error: ProviderError | undefined;
+  /**
+   * True once the stream's end marker arrived (`[DONE]`, a chat `finish_reason`, Anthropic
+   * `message_stop`, Responses `response.completed`/`.incomplete`/`.failed`, Ollama `done`):
+   * after `end()`, false means the body was cut before the answer ended.
+   */
+  readonly complete: boolean;
+  /** True once `data: [DONE]` arrived: nothing after it is decoded, so a client may stop reading. */
+  readonly closed: boolean;
 }
 
 const INPUTS: readonly string[] = ['openai', 'openai-responses', 'anthropic', 'ollama', 'auto'];
@@ -286,6 +300,8 @@ interface CallState {
   complete: boolean;
   /** A `truncated` diagnostic already named this call. */
   reported: boolean;
+  /** A piece after the call closed was reported. */
+  lateReported: boolean;
 }
 
 const FRAMING_UNKNOWN = 0;
@@ -335,6 +351,21 @@ class Decoder implements ProviderDecoder {
   private unrecognizedReported = false;
   private unreportedIgnored = 0;
   private finished = false;
+  /** Where the event being decoded starts (for diagnostics raised deep inside its handling). */
+  private decodingLine = 0;
+  private decodingOffset = 0;
+  /** Refusal text of the current message (chat `delta.refusal`, Responses `response.refusal.delta`). */
+  private refusal = '';
+  /** The key of the latest chat tool call per index. */
+  private readonly chatCallKeys = new Map<number, string>();
+
+  get complete(): boolean {
+    return this.finished || this.done;
+  }
+
+  get closed(): boolean {
+    return this.done;
+  }
   private segments = 0; // Anthropic messages / Responses responses started
   private otherChoiceReported = false;
   private readonly calls: CallState[] = [];
@@ -429,6 +460,7 @@ class Decoder implements ProviderDecoder {
       this.parser.feed('\n');
       this.atEnd = false;
     }
+    this.reportRefusal();
     if (this.unreportedIgnored > 0) {
       this.report(
         DiagnosticReason.unrecognized,
@@ -560,6 +592,8 @@ class Decoder implements ProviderDecoder {
 
   private decodeEvent(data: string, name: string | undefined, line: number, offset: number, final: boolean): void {
     this.stats.events++;
+    this.decodingLine = line;
+    this.decodingOffset = offset;
     if (this.done) {
       this.stats.ignoredEvents++;
       if (!this.afterDoneReported) {
@@ -679,15 +713,17 @@ class Decoder implements ProviderDecoder {
         }
         continue;
       }
-      const delta = choice.delta;
-      if (isObject(delta)) {
+      // A streamed chunk has `delta`; a server that ignored `stream: true` sends one `message`.
+      const delta = isObject(choice.delta) ? choice.delta : isObject(choice.message) ? choice.message : undefined;
+      if (delta !== undefined) {
         this.chatContent(delta.content);
         this.emitReasoning(str(delta.reasoning_content) ?? str(delta.reasoning));
+        if (typeof delta.refusal === 'string') this.refusal += delta.refusal;
         if (Array.isArray(delta.tool_calls)) {
           delta.tool_calls.forEach((call: unknown, k: number) => {
             if (!isObject(call)) return;
             const callIndex = num(call.index) ?? k;
-            this.chatToolCall(`choice0.tool_call${callIndex}`, callIndex, str(call.id), call.function);
+            this.chatToolCall(this.chatCallKey(callIndex, str(call.id)), callIndex, str(call.id), call.function);
           });
         }
         if (isObject(delta.function_call))
@@ -720,7 +756,30 @@ class Decoder implements ProviderDecoder {
 
   private chatToolCall(key: string, index: number, id: string | undefined, fn: unknown): void {
     const call = this.call(key, index, id, isObject(fn) ? str(fn.name) : undefined);
-    if (isObject(fn)) this.emitArguments(call, str(fn.arguments));
+    if (!isObject(fn)) return;
+    // Arguments are a JSON string; a server that sends the object itself gets it serialized.
+    const args = fn.arguments;
+    this.emitArguments(
+      call,
+      typeof args === 'string' ? args : args === undefined || args === null ? undefined : JSON.stringify(args),
+    );
+  }
+
+  /**
+   * The key of a chat tool call. Calls are told apart by `index`, but some servers (Ollama's
+   * /v1) send index 0 for every parallel call: a new non-empty `id` under an index that already
+   * has a call with another id opens a new call.
+   */
+  private chatCallKey(index: number, id: string | undefined): string {
+    const base = `choice0.tool_call${index}`;
+    const current = this.chatCallKeys.get(index) ?? base;
+    const call = this.callsByKey.get(current);
+    if (call !== undefined && id !== undefined && id !== '' && call.id !== undefined && call.id !== id) {
+      const next = `${base}.${id}`;
+      this.chatCallKeys.set(index, next);
+      return next;
+    }
+    return current;
   }
 
   // ---- OpenAI Responses -----------------------------------------------------------------
@@ -741,6 +800,9 @@ class Decoder implements ProviderDecoder {
       }
       case 'response.output_text.delta':
         return this.emitText(str(event.delta));
+      case 'response.refusal.delta':
+        this.refusal += str(event.delta) ?? '';
+        return;
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
         return this.emitReasoning(str(event.delta));
@@ -778,6 +840,7 @@ class Decoder implements ProviderDecoder {
         const details = response.incomplete_details;
         const reason = isObject(details) ? str(details.reason) : undefined;
         this.finished = true;
+        this.reportRefusal();
         if (type === 'response.failed') {
           const e = isObject(response.error) ? response.error : {};
           this.providerError(errorFrom(e.message ?? 'response failed', e.code), line, offset, data);
@@ -947,6 +1010,7 @@ class Decoder implements ProviderDecoder {
         initial: undefined,
         complete: false,
         reported: false,
+        lateReported: false,
       };
       this.calls.push(call);
       this.callsByKey.set(key, call);
@@ -958,7 +1022,21 @@ class Decoder implements ProviderDecoder {
   }
 
   private emitArguments(call: CallState, delta: string | undefined): void {
-    if (delta === undefined || delta === '' || call.complete) return;
+    if (delta === undefined || delta === '') return;
+    if (call.complete) {
+      // The provider closed this call already: a late piece cannot join arguments handed out as complete.
+      if (!call.lateReported) {
+        call.lateReported = true;
+        this.report(
+          DiagnosticReason.unrecognized,
+          this.decodingLine,
+          this.decodingOffset,
+          delta,
+          `tool call ${call.key} received arguments after the provider closed it; ignored`,
+        );
+      }
+      return;
+    }
     call.pieces += delta;
     const info: ToolCallInfo = {
       index: call.index,
@@ -982,6 +1060,24 @@ class Decoder implements ProviderDecoder {
   private finishSegment(): void {
     this.finished = true;
     for (const call of this.calls) this.close(call);
+    this.reportRefusal();
+  }
+
+  /**
+   * A refusal (chat `delta.refusal`, Responses `response.refusal.delta`) is not answer text, but
+   * dropping it would leave an empty answer with no reason: it is reported once the message ends.
+   */
+  private reportRefusal(): void {
+    if (this.refusal === '') return;
+    const text = this.refusal;
+    this.refusal = '';
+    this.report(
+      DiagnosticReason.providerError,
+      this.decodingLine,
+      this.decodingOffset,
+      text,
+      `the model refused: ${text}`,
+    );
   }
 
   /** Reports that the current message was cut, naming its open tool calls. */

@@ -187,6 +187,90 @@ const OLLAMA_GENERATE = [
 
 // ---- Tests -----------------------------------------------------------------------------------
 
+describe('OpenAI chat completions: what real servers also send', () => {
+  test('a server that ignored stream: true sends one message: its content and tool calls are read', () => {
+    const r = decode(
+      sse({
+        id: 'c',
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: 'Hello',
+              tool_calls: [{ id: 't1', function: { name: 'f', arguments: '{"x":1}' } }],
+            },
+            finish_reason: 'stop',
+          },
+        ],
+      }),
+      'openai',
+    );
+    expect(r.text).toBe('Hello');
+    expect(r.toolCalls.map((c) => [c.name, c.arguments, c.complete])).toEqual([['f', '{"x":1}', true]]);
+    expect(r.finishReason).toBe('stop');
+  });
+
+  test('parallel calls sent under one index (Ollama /v1) stay separate calls when their ids differ', () => {
+    const r = decode(
+      sse(
+        chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"x":1}' } }] }),
+        chunk({ tool_calls: [{ index: 0, id: 'b', function: { name: 'g', arguments: '{"y":2}' } }] }),
+        chunk({}, 'tool_calls'),
+        '[DONE]',
+      ),
+      'openai',
+    );
+    expect(r.toolCalls.map((c) => [c.id, c.name, c.arguments])).toEqual([
+      ['a', 'f', '{"x":1}'],
+      ['b', 'g', '{"y":2}'],
+    ]);
+  });
+
+  test('object arguments are serialized; a piece after the call closed is reported, not appended', () => {
+    const r = decode(
+      sse(
+        chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: { x: 1 } } }] }),
+        chunk({}, 'tool_calls'),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"late":' } }] }),
+      ),
+      'openai',
+    );
+    expect(r.toolCalls.map((c) => c.arguments)).toEqual(['{"x":1}']);
+    expect(r.diagnostics.map((d) => [d.reason, d.message])).toEqual([
+      ['unrecognized', 'tool call choice0.tool_call0 received arguments after the provider closed it; ignored'],
+    ]);
+  });
+
+  test('a refusal is not answer text, and not lost: it is reported when the message ends', () => {
+    const r = decode(
+      sse(chunk({ refusal: "I can't " }), chunk({ refusal: 'help with that.' }), chunk({}, 'stop')),
+      'openai',
+    );
+    expect(r.text).toBe('');
+    expect(r.diagnostics.map((d) => [d.reason, d.message])).toEqual([
+      ['provider-error', "the model refused: I can't help with that."],
+    ]);
+    const responses = decode(
+      sse(
+        { type: 'response.created', response: {} },
+        { type: 'response.refusal.delta', delta: 'No.' },
+        { type: 'response.completed', response: { status: 'completed' } },
+      ),
+      'openai-responses',
+    );
+    expect(responses.diagnostics.map((d) => d.message)).toEqual(['the model refused: No.']);
+  });
+
+  test('complete and closed say whether the end marker and [DONE] arrived', () => {
+    const cut = runProviderDecoder([sse(chunk({ content: 'a' }))], 'openai');
+    const done = runProviderDecoder([sse(chunk({ content: 'a' }), chunk({}, 'stop'), '[DONE]')], 'openai');
+    expect(cut.diagnostics.map((d) => d.reason)).toEqual(['truncated']);
+    expect(done.diagnostics).toEqual([]);
+  });
+});
+
 describe('OpenAI chat completions', () => {
   test('CRLF, comments, multi-line data, a non-JSON event (reported, the stream goes on) and [DONE]', () => {
     const r = decode(CHAT_CRLF, 'openai');

@@ -33,9 +33,9 @@ export interface OpenAICompatibleRequest {
   readonly system?: string;
   readonly prompt: string;
   readonly signal?: AbortSignal;
-  /** `'json'` asks for JSON mode (`response_format: { type: 'json_object' }`). Default `'text'`. */
+  /** `'json'` asks for JSON mode (`response_format: { type: 'json_object' }`). Default `'text'` (never inferred from the response type). */
   readonly responseFormat?: 'text' | 'json';
-  /** The prompt runner's response type; `'json'` implies `responseFormat: 'json'` when that is absent. */
+  /** The prompt runner's response type (informational; JSON mode is only `responseFormat: 'json'`). */
   readonly responseType?: string;
 }
 
@@ -92,7 +92,10 @@ export function openAICompatible(
       ...(request.system === undefined ? [] : [{ role: 'system', content: request.system }]),
       { role: 'user', content: request.prompt },
     ];
-    const format = request.responseFormat ?? (request.responseType === 'json' ? 'json' : 'text');
+    // JSON mode only when asked for: OpenAI rejects it unless the prompt says "JSON", it forces
+    // a top-level object (an array schema could never match), and some servers only take
+    // `json_schema`. The answer is validated locally either way.
+    const format = request.responseFormat ?? 'text';
     const body = {
       model: options.model,
       messages,
@@ -147,12 +150,22 @@ export function openAICompatible(
           decoder.write(utf8.decode(value, { stream: true }));
           yield* texts.splice(0);
           if (decoder.error !== undefined) throw streamError(decoder.error);
+          // Nothing after `[DONE]` counts: do not wait for a server that keeps the connection open.
+          if (decoder.closed) break;
         }
-        finished = true;
+        finished = !decoder.closed;
+        if (decoder.closed) await reader.cancel().catch(() => undefined);
         decoder.write(utf8.decode());
         decoder.end();
         yield* texts.splice(0);
         if (decoder.error !== undefined) throw streamError(decoder.error);
+        if (!decoder.complete) {
+          // The connection ended before a finish_reason or [DONE]: the answer may be cut anywhere.
+          throw new Error(
+            `openai-compatible: the stream from POST ${url} ended before the answer did (no finish_reason and no [DONE])`,
+          );
+        }
+        finished = true;
       } finally {
         // Stopped early (a `break`, an error): release the connection.
         if (!finished) await reader.cancel().catch(() => undefined);

@@ -20,7 +20,10 @@ export interface ProviderStreamOptions extends ProviderDecoderOptions, TextTrans
 
 export interface ProviderStream
   extends Transform,
-    Pick<ProviderDecoder, 'provider' | 'model' | 'finishReason' | 'usage' | 'toolCalls' | 'error' | 'stats'> {
+    Pick<
+      ProviderDecoder,
+      'provider' | 'model' | 'finishReason' | 'usage' | 'toolCalls' | 'error' | 'complete' | 'closed' | 'stats'
+    > {
   on(event: 'metadata', listener: (metadata: ProviderMetadata) => void): this;
   on(event: 'toolArguments', listener: (key: string, delta: string, info: ToolCallInfo) => void): this;
   on(event: 'reasoning', listener: (delta: string) => void): this;
@@ -28,7 +31,17 @@ export interface ProviderStream
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
-const GETTERS = ['provider', 'model', 'finishReason', 'usage', 'toolCalls', 'error', 'stats'] as const;
+const GETTERS = [
+  'provider',
+  'model',
+  'finishReason',
+  'usage',
+  'toolCalls',
+  'error',
+  'complete',
+  'closed',
+  'stats',
+] as const;
 
 /** Creates a provider-stream Transform. Throws ConfigurationError for an invalid option. */
 export function createProviderStream(options: ProviderStreamOptions): ProviderStream {

@@ -108,6 +108,21 @@ beforeAll(async () => {
       ];
       return trickle(response, utf8.encode(events.map((e) => `data: ${e}\n\n`).join('')));
     }
+    if (path === '/cut/chat/completions') {
+      // Two deltas, then the connection ends: no finish_reason, no [DONE].
+      return trickle(
+        response,
+        utf8.encode(
+          [chatChunk({ content: 'Par' }), chatChunk({ content: 'is' })].map((e) => `data: ${e}\n\n`).join(''),
+        ),
+      );
+    }
+    if (path === '/lingering/chat/completions') {
+      // The answer and [DONE], then the connection stays open.
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(`data: ${chatChunk({ content: 'ok' }, 'stop')}\n\ndata: [DONE]\n\n`);
+      return;
+    }
     response.writeHead(404);
     response.end();
   });
@@ -204,5 +219,30 @@ describe('openAICompatible', () => {
     ).rejects.toThrow(/provider reported an error in the stream: Internal error/);
     expect(pieces).toEqual(['Par']);
     expect(result.finishReason).toBe('error');
+  });
+
+  test('a stream that ends without a finish_reason or [DONE] throws after its text: a cut answer is never a success', async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/cut`, model: 'local' });
+    const result = await llm({ prompt: 'Hi' });
+    const pieces: string[] = [];
+    await expect(
+      (async () => {
+        for await (const piece of result.output) pieces.push(piece);
+      })(),
+    ).rejects.toThrow('ended before the answer did (no finish_reason and no [DONE])');
+    expect(pieces.join('')).toBe('Paris');
+  });
+
+  test('the answer ends at [DONE] even when the server keeps the connection open', async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/lingering`, model: 'local' });
+    const result = await llm({ prompt: 'Hi', signal: AbortSignal.timeout(5_000) });
+    expect((await consume(result.output)).join('')).toBe('ok');
+    expect(result.finishReason).toBe('stop');
+  });
+
+  test('JSON mode is never inferred from the response type', async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local' });
+    await consume((await llm({ prompt: 'Items?', responseType: 'json' })).output);
+    expect((seen.at(-1) as Seen).body).not.toHaveProperty('response_format');
   });
 });

@@ -26,9 +26,22 @@ export interface ProviderStreamOptions extends ProviderDecoderOptions, TextTrans
 
 export interface ProviderStream
   extends TransformStream<string | Uint8Array, string>,
-    Pick<ProviderDecoder, 'provider' | 'model' | 'finishReason' | 'usage' | 'toolCalls' | 'error' | 'stats'> {}
+    Pick<
+      ProviderDecoder,
+      'provider' | 'model' | 'finishReason' | 'usage' | 'toolCalls' | 'error' | 'complete' | 'closed' | 'stats'
+    > {}
 
-const GETTERS = ['provider', 'model', 'finishReason', 'usage', 'toolCalls', 'error', 'stats'] as const;
+const GETTERS = [
+  'provider',
+  'model',
+  'finishReason',
+  'usage',
+  'toolCalls',
+  'error',
+  'complete',
+  'closed',
+  'stats',
+] as const;
 
 /** Creates a provider-stream TransformStream. Throws ConfigurationError for an invalid option. */
 export function createProviderStream(options: ProviderStreamOptions): ProviderStream {
