@@ -57,7 +57,16 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
     },
   });
   const apiKey = io.env[flags.apiKeyEnv];
-  const llm = openAICompatible({ baseURL: flags.baseUrl, model: flags.model, ...(apiKey ? { apiKey } : {}) });
+  const llm = openAICompatible({
+    baseURL: flags.baseUrl,
+    model: flags.model,
+    ...(apiKey ? { apiKey } : {}),
+    // What the server's stream itself got wrong (an event that is not JSON, a refusal...).
+    onDiagnostic: (d) => {
+      const text = formatDiagnostic(d, flags.diagnostics, 'llmjson run (server stream)');
+      if (text !== undefined) io.stderr.write(text);
+    },
+  });
   const stdout = lineWriter(io.stdout);
   const stream = manager.stream(flags.id, vars, llm);
   let envelope: Envelope;

@@ -136,4 +136,20 @@ describe('llmjson run', () => {
       expect(envelope.result).not.toHaveProperty('json');
     },
   );
+
+  test('the server failing is exit 3 with one line: a cut stream, a refused connection', async () => {
+    const full = openAISse(answer('agent-kg-extract'), 'stop');
+    reply = full.slice(0, full.indexOf('"finish_reason":"stop"') - 80);
+    const cut = await run([...common(), '--id', 'agent-kg-extract']);
+    expect(cut.code).toBe(3);
+    expect(cut.err).toMatch(
+      /llmjson: the model server at http:\/\/127\.0\.0\.1:\d+\/v1 failed: .*ended before the answer did/,
+    );
+    const args = common();
+    args[args.indexOf('--base-url') + 1] = 'http://127.0.0.1:9/v1';
+    const refused = await run([...args, '--id', 'agent-kg-extract']);
+    expect(refused.code).toBe(3);
+    expect(refused.err.trim().split('\n')).toHaveLength(1);
+    expect(refused.err).toContain('llmjson: the model server at http://127.0.0.1:9/v1 failed: fetch failed');
+  });
 });
