@@ -47,6 +47,16 @@ function shortTitle(caption: string): string {
   return first.length > 110 ? `${first.slice(0, 107)}…` : first;
 }
 
+/** A group's heading, and an entrant's label right-aligned before its bar. */
+function groupHeading(y: number, name: string): string {
+  return `<text x="10" y="${y + 14}" font-weight="600" font-size="13">${xmlEscape(name)}</text>`;
+}
+
+function entrantLabel(left: number, y: number, name: string): string {
+  const short = name.length > 52 ? `${name.slice(0, 50)}…` : name;
+  return `<text x="${left - 8}" y="${y + 13}" text-anchor="end" font-size="12">${xmlEscape(short)}</text>`;
+}
+
 function colour(entrant: string): string {
   if (entrant.startsWith('llmjson')) return '#1f6feb';
   if (entrant.startsWith('JSON.parse') || entrant.includes('ceiling')) return '#2da44e';
@@ -128,11 +138,11 @@ function barChart(
   let y = 60;
   const parts: string[] = [];
   for (const group of groups) {
-    parts.push(`<text x="10" y="${y + 14}" font-weight="600" font-size="13">${xmlEscape(group.name)}</text>`);
+    parts.push(groupHeading(y, group.name));
     y += 22;
     for (const bar of group.bars) {
       parts.push(
-        `<text x="${left - 8}" y="${y + 13}" text-anchor="end" font-size="12">${xmlEscape(bar.entrant.length > 52 ? `${bar.entrant.slice(0, 50)}…` : bar.entrant)}</text>`,
+        entrantLabel(left, y, bar.entrant),
         `<rect x="${left}" y="${y + 3}" width="${Math.max(1, x(bar.value) - left).toFixed(1)}" height="14" fill="${colour(bar.entrant)}"/>`,
         `<text x="${(x(bar.value) + 4).toFixed(1)}" y="${y + 13}" font-size="11" fill="#444">${label(bar.value, suffix)}</text>`,
       );
@@ -177,12 +187,12 @@ function ratioChart(table: Table, columns: number[], title: string, footer: stri
   let y = 60;
   const parts: string[] = [];
   for (const group of groups) {
-    parts.push(`<text x="10" y="${y + 14}" font-weight="600" font-size="13">${xmlEscape(group.name)}</text>`);
+    parts.push(groupHeading(y, group.name));
     y += 22;
     for (const bar of group.bars) {
       const w = Math.max(1, x(bar.value) - x(log ? lo : 0));
       parts.push(
-        `<text x="${left - 8}" y="${y + 13}" text-anchor="end" font-size="12">${xmlEscape(bar.entrant.length > 52 ? `${bar.entrant.slice(0, 50)}…` : bar.entrant)}</text>`,
+        entrantLabel(left, y, bar.entrant),
         `<rect x="${x(log ? lo : 0)}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowHeight - 6}" fill="${colour(bar.entrant)}"/>`,
         `<text x="${(x(log ? lo : 0) + w + 4).toFixed(1)}" y="${y + 13}" font-size="11" fill="#444">${label(bar.value, '×')}</text>`,
       );

@@ -162,6 +162,9 @@ export function renderTemplate(template: string, variables: Variables, promptId?
   let render = compiled.get(template);
   if (render === undefined) {
     render = handlebars.compile(template, { noEscape: true, strict: true });
+    // Templates come from configuration, so few; a caller that renders endless distinct ones
+    // must not grow this without bound.
+    if (compiled.size >= 512) compiled.clear();
     compiled.set(template, render);
   }
   try {

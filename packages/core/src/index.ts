@@ -43,6 +43,7 @@ export {
 } from './partial-value.js';
 export {
   createProviderDecoder,
+  PROVIDER_DECODER_STATE,
   type ProviderDecoder,
   type ProviderDecoderOptions,
   type ProviderError,

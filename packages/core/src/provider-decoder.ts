@@ -203,6 +203,19 @@ export interface ProviderDecoder extends Engine<ProviderStats> {
   readonly closed: boolean;
 }
 
+/** The decoder's readable state, as the Node and Web adapters expose it on their streams. */
+export const PROVIDER_DECODER_STATE = [
+  'provider',
+  'model',
+  'finishReason',
+  'usage',
+  'toolCalls',
+  'error',
+  'complete',
+  'closed',
+  'stats',
+] as const;
+
 const INPUTS: readonly string[] = ['openai', 'openai-responses', 'anthropic', 'ollama', 'auto'];
 
 const ANTHROPIC_EVENTS = new Set([

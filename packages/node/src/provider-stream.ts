@@ -9,6 +9,7 @@ import type { Transform } from 'node:stream';
 import {
   createProviderDecoder,
   type Diagnostic,
+  PROVIDER_DECODER_STATE,
   type ProviderDecoder,
   type ProviderDecoderOptions,
   type ProviderMetadata,
@@ -18,30 +19,13 @@ import { createTextTransform, type TextTransformOptions } from './text-transform
 
 export interface ProviderStreamOptions extends ProviderDecoderOptions, TextTransformOptions {}
 
-export interface ProviderStream
-  extends Transform,
-    Pick<
-      ProviderDecoder,
-      'provider' | 'model' | 'finishReason' | 'usage' | 'toolCalls' | 'error' | 'complete' | 'closed' | 'stats'
-    > {
+export interface ProviderStream extends Transform, Pick<ProviderDecoder, (typeof PROVIDER_DECODER_STATE)[number]> {
   on(event: 'metadata', listener: (metadata: ProviderMetadata) => void): this;
   on(event: 'toolArguments', listener: (key: string, delta: string, info: ToolCallInfo) => void): this;
   on(event: 'reasoning', listener: (delta: string) => void): this;
   on(event: 'diagnostic', listener: (diagnostic: Diagnostic) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
-
-const GETTERS = [
-  'provider',
-  'model',
-  'finishReason',
-  'usage',
-  'toolCalls',
-  'error',
-  'complete',
-  'closed',
-  'stats',
-] as const;
 
 /** Creates a provider-stream Transform. Throws ConfigurationError for an invalid option. */
 export function createProviderStream(options: ProviderStreamOptions): ProviderStream {
@@ -54,6 +38,7 @@ export function createProviderStream(options: ProviderStreamOptions): ProviderSt
       metadata: (metadata) => stream.emit('metadata', metadata),
     }),
   );
-  for (const name of GETTERS) Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
+  for (const name of PROVIDER_DECODER_STATE)
+    Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
   return stream as ProviderStream;
 }

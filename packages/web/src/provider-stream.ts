@@ -8,6 +8,7 @@
 
 import {
   createProviderDecoder,
+  PROVIDER_DECODER_STATE,
   type ProviderDecoder,
   type ProviderDecoderOptions,
   type ProviderMetadata,
@@ -26,22 +27,7 @@ export interface ProviderStreamOptions extends ProviderDecoderOptions, TextTrans
 
 export interface ProviderStream
   extends TransformStream<string | Uint8Array, string>,
-    Pick<
-      ProviderDecoder,
-      'provider' | 'model' | 'finishReason' | 'usage' | 'toolCalls' | 'error' | 'complete' | 'closed' | 'stats'
-    > {}
-
-const GETTERS = [
-  'provider',
-  'model',
-  'finishReason',
-  'usage',
-  'toolCalls',
-  'error',
-  'complete',
-  'closed',
-  'stats',
-] as const;
+    Pick<ProviderDecoder, (typeof PROVIDER_DECODER_STATE)[number]> {}
 
 /** Creates a provider-stream TransformStream. Throws ConfigurationError for an invalid option. */
 export function createProviderStream(options: ProviderStreamOptions): ProviderStream {
@@ -54,6 +40,7 @@ export function createProviderStream(options: ProviderStreamOptions): ProviderSt
       ...(options.onMetadata === undefined ? {} : { metadata: options.onMetadata }),
     }),
   );
-  for (const name of GETTERS) Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
+  for (const name of PROVIDER_DECODER_STATE)
+    Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
   return stream as ProviderStream;
 }
