@@ -49,7 +49,7 @@ function shortTitle(caption: string): string {
 
 /** A group's heading, and an entrant's label right-aligned before its bar. */
 function groupHeading(y: number, name: string): string {
-  return `<text x="10" y="${y + 14}" font-weight="600" font-size="13">${xmlEscape(name)}</text>`;
+  return name === '' ? '' : `<text x="10" y="${y + 14}" font-weight="600" font-size="13">${xmlEscape(name)}</text>`;
 }
 
 function entrantLabel(left: number, y: number, name: string): string {
@@ -169,7 +169,10 @@ function ratioChart(table: Table, columns: number[], title: string, footer: stri
         ? ''
         : (table.header[col] as string).slice(0, -RATIO_COLUMN.length),
     bars: table.rows
-      .map((row) => ({ entrant: row[0] as string, value: leadingNumber(row[col] ?? '', '×') }))
+      .map((row) => ({
+        entrant: table.header[1] === 'layer' ? `${row[0]} (${row[1]})` : (row[0] as string),
+        value: leadingNumber(row[col] ?? '', '×'),
+      }))
       .filter((b): b is { entrant: string; value: number } => b.value !== undefined && b.value > 0),
   }));
   const values = groups.flatMap((g) => g.bars.map((b) => b.value));
@@ -201,8 +204,7 @@ function ratioChart(table: Table, columns: number[], title: string, footer: stri
     y += 8;
   }
   const top = 54;
-  const axis = [logTicks(log ? lo : 0.1, hi)].flat().filter((t) => log || t <= hi);
-  const ticks = log ? axis : linearTicks(hi);
+  const ticks = log ? logTicks(lo, hi) : linearTicks(hi);
   const grid = ticks
     .map(
       (t) =>

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { chartsFor, runLabel } from './charts.js';
 import { referenceLayer } from './entrants.js';
-import { type Exponent, type Ratio, ratio, type Timing } from './harness.js';
+import { type Exponent, type Ratio, ratio, type SizeResult, type Timing } from './harness.js';
 import type { Section, Table, TargetResult } from './scenario.js';
 
 /** `0.42×`, `1.9×`, `12×`, `340×`: two significant digits are all a ratio can claim. */
@@ -90,7 +90,7 @@ export function renderMarkdown(env: Environment, sections: readonly Section[]): 
  * Writes `<stamp>.md` and `<stamp>.json` into `dir` and, for a full run, `latest.md` (the
  * table the README quotes). Returns the markdown path.
  */
-export function writeResults(dir: URL, env: Environment, sections: readonly Section[]): string {
+export function writeResults(dir: URL, env: Environment, sections: readonly Section[], everyScenario = true): string {
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const markdown = renderMarkdown(env, sections);
@@ -100,10 +100,11 @@ export function writeResults(dir: URL, env: Environment, sections: readonly Sect
     new URL(`${stamp}${env.quick ? '-quick' : ''}.json`, dir),
     `${JSON.stringify({ env, sections }, null, 2)}\n`,
   );
-  if (!env.quick) writeFileSync(new URL('latest.md', dir), markdown);
-  // Charts: a full run's go to benchmarks/charts/ (committed, embedded in the READMEs); a quick
-  // run's stay with its results.
-  const chartDir = env.quick ? new URL(`${stamp}-quick-charts/`, dir) : new URL('../charts/', dir);
+  // A full run (every scenario, not quick) is the latest and owns benchmarks/charts/ (committed,
+  // embedded in the READMEs); any other run keeps its charts beside its results.
+  const full = !env.quick && everyScenario;
+  if (full) writeFileSync(new URL('latest.md', dir), markdown);
+  const chartDir = full ? new URL('../charts/', dir) : new URL(`${stamp}${env.quick ? '-quick' : ''}-charts/`, dir);
   writeCharts(chartDir, env, sections);
   return file.pathname;
 }
@@ -183,5 +184,29 @@ export function targetsSection(sections: readonly Section[]): Section | undefine
     ],
     notes: [],
     data: targets,
+  };
+}
+
+/**
+ * Time of one run of each entrant at each size of a sweep (what the growth charts draw):
+ * `… ms`, or `not run (over budget)` where the entrant was dropped.
+ */
+export function timesPerSize(caption: string, results: readonly SizeResult[]): Table {
+  const names: string[] = [];
+  for (const r of results) {
+    for (const t of r.timings) if (!names.includes(t.name)) names.push(t.name);
+    for (const skipped of r.skipped) if (!names.includes(skipped.name)) names.push(skipped.name);
+  }
+  return {
+    caption,
+    header: ['entrant', ...results.map((r) => r.label)],
+    rows: names.map((name) => [
+      name,
+      ...results.map((r) => {
+        const t = r.timings.find((x) => x.name === name);
+        if (t !== undefined) return t.medianMs < 10 ? `${t.medianMs.toFixed(2)} ms` : `${Math.round(t.medianMs)} ms`;
+        return r.skipped.some((x) => x.name === name) ? 'not run (over budget)' : '—';
+      }),
+    ]),
   };
 }

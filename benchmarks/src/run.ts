@@ -75,4 +75,5 @@ const targets = targetsSection(sections);
 if (targets !== undefined) sections.push(targets);
 const env = environment(rounds, sampleMs, quick);
 console.log(renderMarkdown(env, sections));
-console.error(`results: ${writeResults(new URL('../results/', import.meta.url), env, sections)}`);
+const everyScenario = chosen.length === scenarios.length;
+console.error(`results: ${writeResults(new URL('../results/', import.meta.url), env, sections, everyScenario)}`);

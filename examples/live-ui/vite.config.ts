@@ -4,7 +4,7 @@
  * the answer arrive over a couple of seconds. The static build has no server: there the page
  * replays the file in the same chunks itself (src/answer-source.ts).
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
@@ -18,7 +18,7 @@ function streamAnswers(): Plugin {
     configureServer(server) {
       server.middlewares.use('/stream/', async (request, response) => {
         const name = (request.url ?? '').replace(/^\//, '').split('?')[0] ?? '';
-        if (!/^[\w.-]+\.txt$/.test(name)) {
+        if (!/^[\w.-]+\.txt$/.test(name) || !existsSync(`${answers}${name}`)) {
           response.statusCode = 404;
           response.end();
           return;
@@ -40,4 +40,5 @@ function streamAnswers(): Plugin {
   };
 }
 
-export default defineConfig({ plugins: [streamAnswers()] });
+// Relative asset and answer URLs: the static build works from any sub-path, not only a site root.
+export default defineConfig({ base: './', plugins: [streamAnswers()] });

@@ -8,7 +8,7 @@
 import { llmjsonDecoder, llmjsonStream, nativeLines, split2Json, streamJsonl, streamparserJson } from '../entrants.js';
 import { exponentOf, growthPer10x, measureGrowing, type SizeResult } from '../harness.js';
 import { charChunks, longLineObject } from '../inputs.js';
-import { type CaseTimings, formatExponent, formatRatio, formatSize, sideBySide } from '../report.js';
+import { type CaseTimings, formatExponent, formatRatio, formatSize, sideBySide, timesPerSize } from '../report.js';
 import type { Case, Scenario, TargetResult } from '../scenario.js';
 
 const FULL_SIZES = [10_000, 100_000, 1_000_000];
@@ -114,7 +114,12 @@ export const longLine: Scenario = {
       scenario: this.name,
       title: this.title,
       about: this.about,
-      tables: [exponentTable, growthTable, sideBySide('Time at each size, side by side.', cases_)],
+      tables: [
+        exponentTable,
+        growthTable,
+        timesPerSize('Time of one run (median over rounds) at each line length.', results),
+        sideBySide('Time at each size, side by side.', cases_),
+      ],
       notes,
       targets,
       data: results,

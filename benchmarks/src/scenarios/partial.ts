@@ -19,7 +19,7 @@ import {
 } from '../entrants.js';
 import { exponentOf, growthPer10x, measureGrowing, ratio, type SizeResult, verify } from '../harness.js';
 import { charChunks, partialDocument } from '../inputs.js';
-import { formatExponent, formatRatio, formatSize, formatSpread, sideBySide } from '../report.js';
+import { formatExponent, formatRatio, formatSize, formatSpread, sideBySide, timesPerSize } from '../report.js';
 import type { Case, Scenario, Table, TargetResult } from '../scenario.js';
 
 const FULL_SIZES = [1_000, 10_000, 100_000, 1_000_000];
@@ -113,18 +113,7 @@ export const partial: Scenario = {
         }),
       ]),
     };
-    const timeTable: Table = {
-      caption: 'Time of one run (median over rounds), every chunk read.',
-      header: ['entrant', ...results.map((r) => r.label)],
-      rows: names.map((entrant) => [
-        entrant.name,
-        ...results.map((r) => {
-          const t = r.timings.find((x) => x.name === entrant.name);
-          if (t !== undefined) return t.medianMs < 10 ? `${t.medianMs.toFixed(2)} ms` : `${Math.round(t.medianMs)} ms`;
-          return r.skipped.some((s) => s.name === entrant.name) ? 'not run (over budget)' : '—';
-        }),
-      ]),
-    };
+    const timeTable = timesPerSize('Time of one run (median over rounds), every chunk read.', results);
     const ratioTable = sideBySide(
       'Time ÷ llmjson at each size (above 1× llmjson is faster); `—`: not run at that size (over the budget).',
       results.map((r) => ({ label: r.label, timings: r.timings })),

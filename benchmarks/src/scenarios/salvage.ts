@@ -20,7 +20,15 @@ import {
 } from '../entrants.js';
 import { compare, exponentOf, growthPer10x, measureGrowing, ratio, type SizeResult, type Skipped } from '../harness.js';
 import { charChunks, fencedDocument, jsonDocument, type ProseAnswer, proseThenFence } from '../inputs.js';
-import { type CaseTimings, formatExponent, formatRatio, formatSize, formatSpread, sideBySide } from '../report.js';
+import {
+  type CaseTimings,
+  formatExponent,
+  formatRatio,
+  formatSize,
+  formatSpread,
+  sideBySide,
+  timesPerSize,
+} from '../report.js';
 import type { Case, Scenario, Table, TargetResult } from '../scenario.js';
 
 const FULL_SIZES = [10_000, 100_000, 1_000_000];
@@ -223,6 +231,7 @@ export const salvage: Scenario = {
       tables: [
         exponentTable,
         growthTable,
+        timesPerSize('Prose + fence: time of one run (median over rounds) at each size.', results),
         sideBySide('Prose + fence: time at each size, side by side.', proseTimings),
         fencedTable,
       ],

@@ -14,6 +14,16 @@ import { answerStream } from './answer-source.js';
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 
+/** Calls `each` with every chunk of a stream (a reader loop: Safari cannot `for await` a ReadableStream). */
+async function forEach<T>(stream: ReadableStream<T>, each: (chunk: T) => void): Promise<void> {
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    each(value);
+  }
+}
+
 type Extracted =
   | { type: 'definition'; entity: string; definition: string }
   | { type: 'relationship'; subject: string; predicate: string; object: string };
@@ -45,7 +55,9 @@ async function streamExtraction(): Promise<void> {
   const values = (await answerStream('extraction.txt')).pipeThrough(
     createJsonlStream({ schema, onDiagnostic: (d) => diagnostics.append(renderDiagnostic(d)) }),
   );
-  for await (const value of values as unknown as AsyncIterable<Extracted>) objects.append(renderObject(value));
+  await forEach(values as ReadableStream<unknown> as ReadableStream<Extracted>, (value) =>
+    objects.append(renderObject(value)),
+  );
   $('jsonl-status').textContent = `${objects.children.length} objects`;
 }
 
@@ -93,7 +105,7 @@ function applyToPage(changes: readonly Change[]): void {
 async function streamDocument(): Promise<void> {
   $('doc-status').textContent = 'streaming…';
   const changes = (await answerStream('document.txt')).pipeThrough(createPartialStream({ emit: 'changes' }));
-  for await (const list of changes as unknown as AsyncIterable<Change[]>) applyToPage(list);
+  await forEach(changes as ReadableStream<unknown> as ReadableStream<Change[]>, applyToPage);
   $('doc-status').textContent = `${$('items').querySelectorAll('li.complete').length} items complete`;
 }
 
