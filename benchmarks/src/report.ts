@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { chartsFor, runLabel } from './charts.js';
 import { referenceLayer } from './entrants.js';
-import { type Exponent, type Ratio, ratio, type SizeResult, type Timing } from './harness.js';
+import { type Exponent, growthPer10x, type Ratio, ratio, type SizeResult, type Timing } from './harness.js';
 import type { Section, Table, TargetResult } from './scenario.js';
 
 /** `0.42×`, `1.9×`, `12×`, `340×`: two significant digits are all a ratio can claim. */
@@ -206,6 +206,34 @@ export function timesPerSize(caption: string, results: readonly SizeResult[]): T
         const t = r.timings.find((x) => x.name === name);
         if (t !== undefined) return t.medianMs < 10 ? `${t.medianMs.toFixed(2)} ms` : `${Math.round(t.medianMs)} ms`;
         return r.skipped.some((x) => x.name === name) ? 'not run (over budget)' : '—';
+      }),
+    ]),
+  };
+}
+
+/**
+ * Growth between consecutive sizes of a sweep: how many times longer each entrant took per
+ * 10× input (10× is linear, 100× quadratic); `not run (over budget)` once it was dropped.
+ */
+export function growthPerStep(
+  caption: string,
+  results: readonly SizeResult[],
+  entrants: readonly { readonly name: string; readonly layer: string }[],
+  withLayer: boolean,
+): Table {
+  const steps = results.slice(1).map((r, i) => ({ from: results[i] as SizeResult, to: r }));
+  return {
+    caption,
+    header: ['entrant', ...(withLayer ? ['layer'] : []), ...steps.map(({ from, to }) => `${from.label} → ${to.label}`)],
+    rows: entrants.map((entrant) => [
+      entrant.name,
+      ...(withLayer ? [entrant.layer] : []),
+      ...steps.map(({ from, to }) => {
+        const a = from.timings.find((t) => t.name === entrant.name);
+        const b = to.timings.find((t) => t.name === entrant.name);
+        if (a === undefined) return '—';
+        if (b === undefined) return 'not run (over budget)';
+        return formatRatio(growthPer10x(a.medianMs, from.size, b.medianMs, to.size));
       }),
     ]),
   };

@@ -6,9 +6,17 @@
  */
 
 import { llmjsonDecoder, llmjsonStream, nativeLines, split2Json, streamJsonl, streamparserJson } from '../entrants.js';
-import { exponentOf, growthPer10x, measureGrowing, type SizeResult } from '../harness.js';
+import { exponentOf, measureGrowing } from '../harness.js';
 import { charChunks, longLineObject } from '../inputs.js';
-import { type CaseTimings, formatExponent, formatRatio, formatSize, sideBySide, timesPerSize } from '../report.js';
+import {
+  type CaseTimings,
+  formatExponent,
+  formatRatio,
+  formatSize,
+  growthPerStep,
+  sideBySide,
+  timesPerSize,
+} from '../report.js';
 import type { Case, Scenario, TargetResult } from '../scenario.js';
 
 const FULL_SIZES = [10_000, 100_000, 1_000_000];
@@ -52,22 +60,7 @@ export const longLine: Scenario = {
     const results = await measureGrowing(cases(context.quick), context, this.name, MAX_RUN_MS);
 
     const names = results[0]?.timings ?? [];
-    const steps = results.slice(1).map((r, i) => ({ from: results[i] as SizeResult, to: r }));
-    const growthTable = {
-      caption: 'Growth: time ratio per 10× line length (10× is linear).',
-      header: ['entrant', 'layer', ...steps.map(({ from, to }) => `${from.label} → ${to.label}`)],
-      rows: names.map((entrant) => [
-        entrant.name,
-        entrant.layer,
-        ...steps.map(({ from, to }) => {
-          const a = from.timings.find((t) => t.name === entrant.name);
-          const b = to.timings.find((t) => t.name === entrant.name);
-          if (a === undefined) return '—';
-          if (b === undefined) return 'not run (over budget)';
-          return formatRatio(growthPer10x(a.medianMs, from.size, b.medianMs, to.size));
-        }),
-      ]),
-    };
+    const growthTable = growthPerStep('Growth: time ratio per 10× line length (10× is linear).', results, names, true);
     const first = results[0];
     const exponentTable = {
       caption:

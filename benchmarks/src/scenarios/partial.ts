@@ -17,9 +17,17 @@ import {
   partialJson,
   streamparserPartial,
 } from '../entrants.js';
-import { exponentOf, growthPer10x, measureGrowing, ratio, type SizeResult, verify } from '../harness.js';
+import { exponentOf, measureGrowing, ratio, type SizeResult, verify } from '../harness.js';
 import { charChunks, partialDocument } from '../inputs.js';
-import { formatExponent, formatRatio, formatSize, formatSpread, sideBySide, timesPerSize } from '../report.js';
+import {
+  formatExponent,
+  formatRatio,
+  formatSize,
+  formatSpread,
+  growthPerStep,
+  sideBySide,
+  timesPerSize,
+} from '../report.js';
 import type { Case, Scenario, Table, TargetResult } from '../scenario.js';
 
 const FULL_SIZES = [1_000, 10_000, 100_000, 1_000_000];
@@ -98,21 +106,12 @@ export const partial: Scenario = {
         ];
       }),
     };
-    const steps = results.slice(1).map((r, i) => ({ from: results[i] as SizeResult, to: r }));
-    const growthTable: Table = {
-      caption: 'Growth: time ratio per 10× input (10× is linear, 100× quadratic).',
-      header: ['entrant', ...steps.map(({ from, to }) => `${from.label} → ${to.label}`)],
-      rows: names.map((entrant) => [
-        entrant.name,
-        ...steps.map(({ from, to }) => {
-          const a = from.timings.find((t) => t.name === entrant.name);
-          const b = to.timings.find((t) => t.name === entrant.name);
-          if (a === undefined) return '—';
-          if (b === undefined) return 'not run (over budget)';
-          return formatRatio(growthPer10x(a.medianMs, from.size, b.medianMs, to.size));
-        }),
-      ]),
-    };
+    const growthTable = growthPerStep(
+      'Growth: time ratio per 10× input (10× is linear, 100× quadratic).',
+      results,
+      names,
+      false,
+    );
     const timeTable = timesPerSize('Time of one run (median over rounds), every chunk read.', results);
     const ratioTable = sideBySide(
       'Time ÷ llmjson at each size (above 1× llmjson is faster); `—`: not run at that size (over the budget).',

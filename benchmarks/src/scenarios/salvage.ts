@@ -18,7 +18,7 @@ import {
   nativeDocument,
   nestedLoopMatcher,
 } from '../entrants.js';
-import { compare, exponentOf, growthPer10x, measureGrowing, ratio, type SizeResult, type Skipped } from '../harness.js';
+import { compare, exponentOf, measureGrowing, ratio, type SizeResult, type Skipped } from '../harness.js';
 import { charChunks, fencedDocument, jsonDocument, type ProseAnswer, proseThenFence } from '../inputs.js';
 import {
   type CaseTimings,
@@ -26,6 +26,7 @@ import {
   formatRatio,
   formatSize,
   formatSpread,
+  growthPerStep,
   sideBySide,
   timesPerSize,
 } from '../report.js';
@@ -151,22 +152,7 @@ export const salvage: Scenario = {
         ];
       }),
     };
-    const steps = results.slice(1).map((r, i) => ({ from: results[i] as SizeResult, to: r }));
-    const growthTable: Table = {
-      caption: 'Growth: time ratio per 10× input (10× is linear).',
-      header: ['entrant', 'layer', ...steps.map(({ from, to }) => `${from.label} → ${to.label}`)],
-      rows: names.map((entrant) => [
-        entrant.name,
-        entrant.layer,
-        ...steps.map(({ from, to }) => {
-          const a = from.timings.find((t) => t.name === entrant.name);
-          const b = to.timings.find((t) => t.name === entrant.name);
-          if (a === undefined) return '—';
-          if (b === undefined) return 'not run (over budget)';
-          return formatRatio(growthPer10x(a.medianMs, from.size, b.medianMs, to.size));
-        }),
-      ]),
-    };
+    const growthTable = growthPerStep('Growth: time ratio per 10× input (10× is linear).', results, names, true);
     const proseTimings: CaseTimings[] = results.map((r) => ({ label: r.label, timings: r.timings }));
     const fencedTable = sideBySide(
       `Fenced-only answer: ${formatSize(fencedCase.size)}, one pretty-printed document in a \`\`\`json fence; the ceiling is JSON.parse of the document without the fence.`,
