@@ -31,6 +31,8 @@ export const DiagnosticReason = {
   providerError: 'provider-error',
   /** A model server's stream: an event (or a whole format) the decoder does not know; ignored. */
   unrecognized: 'unrecognized',
+  /** Bytes that are not valid UTF-8: decoded as U+FFFD (the text is kept), reported once per line or value. */
+  encoding: 'encoding',
 } as const;
 
 export type DiagnosticReason = (typeof DiagnosticReason)[keyof typeof DiagnosticReason];
@@ -67,6 +69,21 @@ export interface Diagnostic {
   readonly errors?: readonly SchemaError[];
   /** Discriminator value of the branch the value was validated against. */
   readonly branch?: string;
+}
+
+/** Longest piece of user input (a schema reference, a path, a pattern) quoted in a message, in characters. */
+export const MAX_QUOTED_LENGTH = 200;
+
+/**
+ * `text` as a message may quote it: at most `MAX_QUOTED_LENGTH` characters, cut between
+ * characters and marked with an ellipsis and the full length, so that a hostile input cannot
+ * turn one error message into megabytes.
+ */
+export function quoteInput(text: string, max = MAX_QUOTED_LENGTH): string {
+  if (text.length <= max) return text;
+  let end = max;
+  if (isLowSurrogate(text.charCodeAt(end))) end--;
+  return `${text.slice(0, end)}… (${text.length} characters)`;
 }
 
 const EXCERPT_BEFORE = 24;

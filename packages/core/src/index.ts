@@ -2,8 +2,11 @@ export {
   type Diagnostic,
   DiagnosticReason,
   excerptAround,
+  MAX_QUOTED_LENGTH,
+  quoteInput,
   type SchemaError,
 } from './diagnostics.js';
+export { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 export {
   createElementScanner,
   type ElementOptions,
