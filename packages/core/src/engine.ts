@@ -17,6 +17,12 @@ import {
 export interface Engine<Stats> {
   write(text: string): void;
   end(): void;
+  /**
+   * Called by an adapter just before `write(text)` when `text[index]` is a U+FFFD that stands
+   * for bytes that were not UTF-8. An engine that frames lines reports it once per line
+   * (`encoding`); for an engine without this method the adapter reports it with its offset.
+   */
+  invalidEncoding?(index: number): void;
   readonly stats: Readonly<Stats>;
 }
 

@@ -1,3 +1,4 @@
+export { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 export {
   type Diagnostic,
   DiagnosticReason,
@@ -6,7 +7,6 @@ export {
   quoteInput,
   type SchemaError,
 } from './diagnostics.js';
-export { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 export {
   createElementScanner,
   type ElementOptions,
@@ -17,6 +17,12 @@ export {
   extractElements,
   parseElementPath,
 } from './element-scanner.js';
+export {
+  createDecodedWriter,
+  createEncodingCheck,
+  type DecodedWriter,
+  type EncodingCheck,
+} from './encoding-check.js';
 export { checkHighWaterMark, type DiagnosticCounts, type Engine, type StreamOptions } from './engine.js';
 export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './extract-json.js';
 export { isFenceLine } from './fence.js';

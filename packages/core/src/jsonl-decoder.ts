@@ -25,6 +25,7 @@
  *    scanned by `indexOf` once; only lines that fail `JSON.parse` are scanned again, once).
  */
 
+import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
 import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { isFenceLine } from './fence.js';
@@ -45,6 +46,12 @@ export interface JsonlOptions {
   readonly strict?: boolean;
   /** Longest line (or multi-line value) kept, in UTF-16 code units. Default 8 MiB (8_388_608). */
   readonly maxLineLength?: number;
+  /**
+   * Deepest nesting of a value, in levels (`[]` is 1). Default 512. A deeper value is reported
+   * `too-deep` and never delivered, so nothing downstream (printing, validation against a
+   * recursive schema, rendering) can overflow the stack on it.
+   */
+  readonly maxDepth?: number;
   /** Also report skipped blank and fence lines as diagnostics. Default `false` (they are only counted). */
   readonly reportSkipped?: boolean;
   /**
@@ -126,6 +133,7 @@ const LIST_ITEM = /^(?:-|\d{1,9}[.)])[ \t]/;
 /** Validates options shared by every JSONL front end; throws ConfigurationError. */
 export function checkJsonlOptions(options: JsonlOptions): void {
   checkPositiveInteger('maxLineLength', options.maxLineLength, 'characters');
+  checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
   if (options.nullValue !== undefined && options.nullValue !== 'value' && options.nullValue !== 'report') {
     throw new ConfigurationError(
       ConfigurationErrorCode.optionInvalid,
@@ -136,6 +144,11 @@ export function checkJsonlOptions(options: JsonlOptions): void {
 
 const MODE_IDLE = 0;
 const MODE_BLOCK = 1;
+
+// How lines end, decided by the first line break (default mode; strict mode frames on `\n` only).
+const BREAKS_UNDECIDED = 0;
+const BREAKS_LF = 1; // `\n` or `\r\n`
+const BREAKS_CR = 2; // lone `\r` (classic Mac OS): every `\r` is read as `\n`, reported once
 
 class Decoder implements JsonlDecoder {
   readonly stats: JsonlStats = {
@@ -152,7 +165,18 @@ class Decoder implements JsonlDecoder {
   private readonly maxLineLength: number;
   private readonly reportSkipped: boolean;
   private readonly reportNull: boolean;
+  private readonly maxDepth: number;
   private readonly scanner = new JsonScanner();
+  private depthScanner: JsonScanner | undefined;
+
+  // Line breaks: undecided until the first one; `crPending` when undecided text ended in `\r`.
+  private breaks = BREAKS_UNDECIDED;
+  private crPending = false;
+  private segment = ''; // text since the last lone `\r`, while undecided
+  private crChecks = 0;
+  // Offsets (in the decoded text) of characters that stand for bytes that were not UTF-8, in order.
+  private readonly invalidOffsets: number[] = [];
+  private invalidReportedLine = 0;
 
   // Framing.
   private pending = '';
@@ -181,14 +205,31 @@ class Decoder implements JsonlDecoder {
     this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
     this.reportSkipped = options.reportSkipped === true;
     this.reportNull = options.nullValue === 'report';
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    if (this.strict) this.breaks = BREAKS_LF;
+  }
+
+  /** Offset in the decoded text where the next `write` begins. */
+  private get inputOffset(): number {
+    return this.lineOffset + (this.discarding ? this.discardedLength : this.pending.length);
+  }
+
+  invalidEncoding(index: number): void {
+    const offset = this.inputOffset + index;
+    const last = this.invalidOffsets[this.invalidOffsets.length - 1];
+    if (last === undefined || offset > last) this.invalidOffsets.push(offset);
   }
 
   write(text: string): void {
     if (this.atStart && text.length > 0) {
       this.atStart = false;
       // A byte-order mark is encoding metadata, not content (TextDecoder drops it the same way).
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.charCodeAt(0) === 0xfeff) {
+        text = text.slice(1);
+        this.shiftInvalid(-1);
+      }
     }
+    if (this.breaks !== BREAKS_LF) text = this.lineBreaks(text);
     let nl = text.indexOf('\n');
     if (nl === -1) {
       // Most token-sized chunks end no line: append and return.
@@ -215,6 +256,131 @@ class Decoder implements JsonlDecoder {
       nl = text.indexOf('\n', start);
     } while (nl !== -1);
     if (start < text.length) this.append(text.slice(start));
+  }
+
+  /**
+   * Until the first line break, decides how lines end. A `\n` (or `\r\n`) decides for `\n`.
+   * A lone `\r` is also JSON whitespace (`{"a":\r1}`), so it decides for classic Mac OS line
+   * breaks only when the text since the previous lone `\r` is a whole JSON container (`{…}` or
+   * `[…]`); from then on every `\r` becomes `\n` (same length, so offsets hold), reported once.
+   * Segments between lone `\r`s are disjoint, so the check reads each character once; after
+   * 16 containers that fail to parse it gives up and keeps `\n` framing.
+   */
+  private lineBreaks(text: string): string {
+    if (this.breaks === BREAKS_CR) return text.indexOf('\r') === -1 ? text : text.replaceAll('\r', '\n');
+    if (this.discarding) {
+      this.segment = '';
+      return text;
+    }
+    if (text.length === 0) return text;
+    let from = 0;
+    if (this.crPending) {
+      this.crPending = false;
+      if (text.charCodeAt(0) === 0x0a) {
+        this.breaks = BREAKS_LF;
+        return text;
+      }
+      if (this.segmentIsLine('')) return this.switchToCr(text, this.inputOffset - 1);
+    }
+    const n = text.indexOf('\n');
+    for (;;) {
+      const r = text.indexOf('\r', from);
+      if (n !== -1 && (r === -1 || n < r)) {
+        this.breaks = BREAKS_LF;
+        this.segment = '';
+        return text;
+      }
+      if (r === -1) {
+        this.segment += from === 0 ? text : text.slice(from);
+        return text;
+      }
+      if (r === text.length - 1) {
+        this.segment += text.slice(from, r);
+        this.crPending = true;
+        return text;
+      }
+      if (text.charCodeAt(r + 1) === 0x0a) {
+        this.breaks = BREAKS_LF;
+        this.segment = '';
+        return text;
+      }
+      if (this.segmentIsLine(text.slice(from, r))) return this.switchToCr(text, this.inputOffset + r);
+      if (this.breaks !== BREAKS_UNDECIDED) return text;
+      from = r + 1;
+    }
+  }
+
+  /** Whether the text since the last lone `\r`, plus `tail`, is one whole JSON container. */
+  private segmentIsLine(tail: string): boolean {
+    const segment = (this.segment + tail).trim();
+    this.segment = '';
+    const first = segment.charCodeAt(0);
+    const last = segment.charCodeAt(segment.length - 1);
+    if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return false;
+    try {
+      JSON.parse(segment);
+      return true;
+    } catch {
+      if (++this.crChecks >= 16) this.breaks = BREAKS_LF;
+      return false;
+    }
+  }
+
+  /** From here on a lone `\r` ends a line; `cr` is the offset of the one that decided it. */
+  private switchToCr(text: string, cr: number): string {
+    this.breaks = BREAKS_CR;
+    this.segment = '';
+    const buffered = this.pending;
+    this.pending = '';
+    const joined = buffered + text;
+    // The deciding `\r` ends the line that the lone `\r`s before it make.
+    const at = cr - this.lineOffset;
+    const lineStart = joined.lastIndexOf('\r', at - 1) + 1;
+    let line = this.lineNumber + 1;
+    for (let i = joined.indexOf('\r'); i !== -1 && i < at; i = joined.indexOf('\r', i + 1)) line++;
+    this.report(
+      DiagnosticReason.recovered,
+      line,
+      line,
+      this.lineOffset + lineStart,
+      at - lineStart,
+      joined.slice(lineStart, at),
+      'lines end with a lone carriage return (classic Mac OS line breaks): each one is read as a line break',
+      0,
+    );
+    return joined.replaceAll('\r', '\n');
+  }
+
+  /** Moves recorded invalid-encoding offsets after the start of the next write by `delta`. */
+  private shiftInvalid(delta: number): void {
+    const start = this.inputOffset;
+    for (let i = 0; i < this.invalidOffsets.length; i++) {
+      const o = this.invalidOffsets[i] as number;
+      if (o >= start) this.invalidOffsets[i] = o + delta;
+    }
+  }
+
+  /** Reports bytes that were not UTF-8 inside the line `lineNo` spanning `[offset, end)`, once per line. */
+  private reportInvalid(lineNo: number, offset: number, end: number, line: string): void {
+    let at = -1;
+    while (this.invalidOffsets.length !== 0 && (this.invalidOffsets[0] as number) < end) {
+      const o = this.invalidOffsets.shift() as number;
+      // Offsets before the line were in a discarded (too-long) line, already reported.
+      if (at === -1 && o >= offset) at = o;
+    }
+    if (at === -1 || this.invalidReportedLine === lineNo) return;
+    this.invalidReportedLine = lineNo;
+    const column = Math.max(0, at - offset);
+    this.report(
+      DiagnosticReason.encoding,
+      lineNo,
+      lineNo,
+      offset,
+      column,
+      line,
+      'bytes that are not UTF-8 were decoded as U+FFFD (the replacement character)',
+      0,
+    );
   }
 
   /** Buffers text of the line being framed (no line break in `text`). */
@@ -291,6 +457,7 @@ class Decoder implements JsonlDecoder {
     const offset = this.lineOffset;
     this.lineOffset += rawLength;
     this.stats.lines++;
+    if (this.invalidOffsets.length !== 0) this.reportInvalid(lineNo, offset, offset + rawLength, line);
     // Fast path: an ordinary JSONL line, parsed without classifying it first.
     const tried = this.mode === MODE_IDLE && line.charCodeAt(0) === 0x7b;
     if (tried) {
@@ -356,9 +523,23 @@ class Decoder implements JsonlDecoder {
     this.sink.diagnostic(d);
   }
 
-  /** Validates and delivers a parsed value spanning lines `line..endLine`. */
-  private deliver(value: unknown, line: number, endLine: number, offset: number, text: string): void {
+  /**
+   * Validates and delivers a parsed value spanning lines `line..endLine`; `length` is the
+   * length of its whole text (longer than `text` for a value spread over several lines).
+   */
+  private deliver(
+    value: unknown,
+    line: number,
+    endLine: number,
+    offset: number,
+    text: string,
+    length = text.length,
+  ): void {
     const lines = endLine - line + 1;
+    if (mayExceedDepth(length, this.maxDepth) && depthExceeds(value, this.maxDepth)) {
+      this.tooDeep(line, endLine, offset, text, lines);
+      return;
+    }
     if (value === null && this.reportNull) {
       this.report(
         DiagnosticReason.nullValue,
@@ -394,6 +575,26 @@ class Decoder implements JsonlDecoder {
     this.stats.values++;
     this.stats.valueLines += lines;
     this.sink.value(value, branch === undefined ? { line, endLine, offset } : { line, endLine, offset, branch });
+  }
+
+  /** Reports a parsed value nested deeper than `maxDepth`, at the bracket that went too deep. */
+  private tooDeep(line: number, endLine: number, offset: number, text: string, lines: number): void {
+    // Rare: find the exact column with a scanner limited to maxDepth (on the first line's text).
+    const scanner = this.depthScanner ?? new JsonScanner();
+    this.depthScanner = scanner;
+    scanner.reset();
+    scanner.maxDepth = this.maxDepth;
+    const column = scanner.scan(text, 0) === SCAN_ERROR && scanner.depthExceeded ? scanner.errorIndex : 0;
+    this.report(
+      DiagnosticReason.tooDeep,
+      line,
+      endLine,
+      offset,
+      column,
+      text,
+      `value nested deeper than maxDepth (${this.maxDepth} levels); the value was dropped`,
+      lines,
+    );
   }
 
   private strictLine(line: string, lineNo: number, offset: number, final: boolean): void {
@@ -470,12 +671,19 @@ class Decoder implements JsonlDecoder {
     }
     // Fast path: the line is one JSON value.
     if (c !== 0x5d && !parseFailed) {
+      let value: unknown;
+      let parsed = true;
       try {
-        const value = JSON.parse(line);
-        this.deliver(value, lineNo, lineNo, offset, line);
-        return;
+        value = JSON.parse(line);
       } catch {
         // Fall through to the slow path, which finds out why.
+        parsed = false;
+      }
+      // Delivered outside the try: an exception from the consumer or the validator is theirs,
+      // never a syntax error of the model's line.
+      if (parsed) {
+        this.deliver(value, lineNo, lineNo, offset, line);
+        return;
       }
     }
     if (this.arrayLine !== 0 && c === 0x5d && firstNonSpace(line, i + 1) === line.length) {
@@ -617,6 +825,7 @@ class Decoder implements JsonlDecoder {
       }
       this.blockLines.push(line.slice(0, end));
       const text = this.blockLines.join('\n');
+      const length = text.length;
       const first = this.blockLines[0] ?? '';
       const startLine = this.blockLine;
       this.mode = MODE_IDLE;
@@ -635,7 +844,7 @@ class Decoder implements JsonlDecoder {
           0,
         );
       }
-      this.deliver(value, startLine, lineNo, this.blockOffset, first);
+      this.deliver(value, startLine, lineNo, this.blockOffset, first, length);
       return;
     }
     if (final) {

@@ -10,10 +10,17 @@
  */
 
 import { Transform, type TransformCallback } from 'node:stream';
-import { checkHighWaterMark, type Diagnostic, type Engine, type StreamOptions } from '@llmjson/core';
+import {
+  checkHighWaterMark,
+  createDecodedWriter,
+  type DecodedWriter,
+  type Diagnostic,
+  type Engine,
+  type StreamOptions,
+} from '@llmjson/core';
 
 /** A core engine, as the adapter drives it. */
-export type TextEngine = Pick<Engine<unknown>, 'write' | 'end'>;
+export type TextEngine = Pick<Engine<unknown>, 'write' | 'end' | 'invalidEncoding'>;
 
 /** The adapter's own options (shared by the Node and Web adapters). */
 export type TextTransformOptions = StreamOptions;
@@ -36,6 +43,7 @@ export function createTextTransform<E extends TextEngine>(
   const utf8 = new TextDecoder('utf-8');
   let bytesPending = false;
   let engine: E;
+  let input: DecodedWriter;
   const stream = new Transform({
     readableObjectMode: true,
     decodeStrings: false,
@@ -44,12 +52,12 @@ export function createTextTransform<E extends TextEngine>(
       try {
         if (typeof chunk === 'string') {
           if (bytesPending) {
-            engine.write(utf8.decode());
+            input.bytes(undefined, utf8.decode());
             bytesPending = false;
           }
-          engine.write(chunk);
+          input.text(chunk);
         } else {
-          engine.write(utf8.decode(chunk, STREAMING));
+          input.bytes(chunk, utf8.decode(chunk, STREAMING));
           bytesPending = true;
         }
         callback();
@@ -59,7 +67,7 @@ export function createTextTransform<E extends TextEngine>(
     },
     flush(callback: TransformCallback) {
       try {
-        if (bytesPending) engine.write(utf8.decode());
+        if (bytesPending) input.bytes(undefined, utf8.decode());
         engine.end();
         callback();
       } catch (error) {
@@ -68,14 +76,16 @@ export function createTextTransform<E extends TextEngine>(
     },
   });
   const onDiagnostic = options.onDiagnostic;
+  const diagnostic = (d: Diagnostic) => {
+    onDiagnostic?.(d);
+    stream.emit('diagnostic', d);
+  };
   engine = create({
     push: (value) => {
       stream.push(value);
     },
-    diagnostic: (diagnostic) => {
-      onDiagnostic?.(diagnostic);
-      stream.emit('diagnostic', diagnostic);
-    },
+    diagnostic,
   });
+  input = createDecodedWriter(engine, diagnostic);
   return { stream, engine };
 }

@@ -9,10 +9,16 @@
  * callback goes to `controller.error()`: both sides of the stream error with it.
  */
 
-import { checkHighWaterMark, type Diagnostic, type Engine, type StreamOptions } from '@llmjson/core';
+import {
+  checkHighWaterMark,
+  createDecodedWriter,
+  type Diagnostic,
+  type Engine,
+  type StreamOptions,
+} from '@llmjson/core';
 
 /** A core engine, as the adapter drives it. */
-export type TextEngine = Pick<Engine<unknown>, 'write' | 'end'>;
+export type TextEngine = Pick<Engine<unknown>, 'write' | 'end' | 'invalidEncoding'>;
 
 /** The adapter's own options (shared by the Node and Web adapters). */
 export type TextTransformOptions = StreamOptions;
@@ -37,10 +43,12 @@ export function createTextTransformStream<T, E extends TextEngine>(
   const onDiagnostic = options.onDiagnostic;
   // Set by `start`, which the TransformStream constructor calls before any chunk arrives.
   let controller: TransformStreamDefaultController<T> | undefined;
+  const diagnostic = (d: Diagnostic) => onDiagnostic?.(d);
   const engine = create({
     enqueue: (value) => controller?.enqueue(value),
-    diagnostic: (diagnostic) => onDiagnostic?.(diagnostic),
+    diagnostic,
   });
+  const input = createDecodedWriter(engine, diagnostic);
   const utf8 = new TextDecoder('utf-8');
   let bytesPending = false;
   const stream = new TransformStream<string | Uint8Array, T>(
@@ -52,12 +60,12 @@ export function createTextTransformStream<T, E extends TextEngine>(
         try {
           if (typeof chunk === 'string') {
             if (bytesPending) {
-              engine.write(utf8.decode());
+              input.bytes(undefined, utf8.decode());
               bytesPending = false;
             }
-            engine.write(chunk);
+            input.text(chunk);
           } else {
-            engine.write(utf8.decode(chunk, STREAMING));
+            input.bytes(chunk, utf8.decode(chunk, STREAMING));
             bytesPending = true;
           }
         } catch (error) {
@@ -66,7 +74,7 @@ export function createTextTransformStream<T, E extends TextEngine>(
       },
       flush(c) {
         try {
-          if (bytesPending) engine.write(utf8.decode());
+          if (bytesPending) input.bytes(undefined, utf8.decode());
           engine.end();
         } catch (error) {
           c.error(error);

@@ -37,7 +37,10 @@ describe('createJsonlStream (Web)', () => {
     const diagnostics: Diagnostic[] = [];
     const values = await pipe([bytes.subarray(0, -1)], createJsonlStream({ onDiagnostic: (d) => diagnostics.push(d) }));
     expect(values).toEqual([{ a: 1 }]);
-    expect(diagnostics).toMatchObject([{ reason: 'truncated', line: 2, excerpt: '{"b":"\uFFFD' }]);
+    expect(diagnostics).toMatchObject([
+      { reason: 'encoding', line: 2, column: 6 },
+      { reason: 'truncated', line: 2, excerpt: '{"b":"\uFFFD' },
+    ]);
   });
 
   test('null lines are delivered as values in plain mode, with no diagnostic', async () => {
