@@ -17,13 +17,31 @@ export interface CliRun {
 }
 
 export interface CliOptions {
-  /** What stdin delivers, in this order (strings are sent as UTF-8 bytes). Default: nothing, and stdin never ends. */
-  readonly stdin?: readonly (string | Uint8Array)[];
+  /**
+   * What stdin delivers, in this order (strings are sent as UTF-8 bytes): a list, or a generator
+   * (one that never ends tests that a command stops reading by itself). Default: nothing, and
+   * stdin never ends.
+   */
+  readonly stdin?: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
   /** Working directory. Default: the repository. */
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string>>;
   /** A stderr of one's own (a fake terminal, say). */
   readonly stderr?: Writable;
+}
+
+/** The chunks as Buffers; a list or a generator is read as it is (synchronously when it can be). */
+function asBytes(
+  chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
+): Iterable<Buffer> | AsyncIterable<Buffer> {
+  if (Symbol.iterator in chunks) {
+    return (function* () {
+      for (const chunk of chunks) yield Buffer.from(chunk);
+    })();
+  }
+  return (async function* () {
+    for await (const chunk of chunks) yield Buffer.from(chunk);
+  })();
 }
 
 export async function runCli(argv: readonly string[], options: CliOptions = {}): Promise<CliRun> {
@@ -38,8 +56,7 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
     err += d.toString();
   });
   // Without input, stdin stays open: a command that reads it would hang the test, not pass it.
-  const stdin =
-    options.stdin === undefined ? new PassThrough() : Readable.from(options.stdin.map((c) => Buffer.from(c)));
+  const stdin = options.stdin === undefined ? new PassThrough() : Readable.from(asBytes(options.stdin));
   const code = await main(argv, { stdin, stdout, stderr, cwd: options.cwd ?? REPOSITORY, env: options.env ?? {} });
   return {
     code,

@@ -6,18 +6,18 @@
  * The input is streamed: memory stays flat on a file of any size.
  */
 
-import { createWriteStream, existsSync, writeFileSync } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { AnswerStatus, ClassifyMode, ClassifyOptions } from '@llmjson/contracts';
-import { elementSchemaAt } from '@llmjson/core';
+import { elementSchemaAt, quoteInput } from '@llmjson/core';
 import cliProgress from 'cli-progress';
-import { type BatchRecord, type InputProblem, inputSize, readRecords } from './batch-records.js';
+import { type BatchRecord, type InputProblem, inputSize, readRecords, scanInputs } from './batch-records.js';
 import { classifyRecord, type RecordResult } from './batch-worker.js';
 import { ExitCode, UsageError } from './exit-codes.js';
-import { writableFile } from './output-paths.js';
+import { fileProblem, writableFile } from './output-paths.js';
 import { type SchemaFlags, schemaFromFlags } from './schema-options.js';
 import type { Io } from './stream-command.js';
 
@@ -110,22 +110,28 @@ class WorkerPool {
   }
 }
 
+/** The markdown report beside the JSON one: `report.json` → `report.md`. */
+function markdownFile(report: string): string {
+  return report.endsWith('.json') ? `${report.slice(0, -5)}.md` : `${report}.md`;
+}
+
 export async function runBatchCommand(files: readonly string[], flags: BatchFlags, io: Io): Promise<number> {
   if (files.length === 0) throw new UsageError('give at least one JSONL file or directory of .txt files');
-  const paths = files.map((f) => resolve(io.cwd, f));
-  for (const [i, path] of paths.entries()) {
-    if (!existsSync(path)) throw new UsageError(`cannot read ${files[i]}`);
-  }
+  const inputs = scanInputs(io.cwd, files);
   const { schema } = schemaFromFlags(flags, io);
   if (flags.mode === 'elements' && schema !== undefined) {
     try {
       elementSchemaAt(schema, []);
     } catch (error) {
-      throw new UsageError(`--mode elements needs the schema of an array document: ${(error as Error).message}`);
+      throw new UsageError(
+        `--mode elements needs the schema of an array document: ${quoteInput((error as Error).message)}`,
+      );
     }
   }
   const outPath = flags.out === undefined ? undefined : writableFile(io.cwd, flags.out, '--out');
   const reportPath = flags.report === undefined ? undefined : writableFile(io.cwd, flags.report, '--report');
+  const markdownPath =
+    flags.report === undefined ? undefined : writableFile(io.cwd, markdownFile(flags.report), '--report');
   const options: ClassifyOptions = {
     mode: flags.mode,
     salvage: flags.salvage,
@@ -151,14 +157,17 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       )
     : undefined;
   const started = performance.now();
-  bar?.start(inputSize(paths), 0, { records: 0, rate: 0 });
+  bar?.start(inputSize(inputs), 0, { records: 0, rate: 0 });
   let bytes = 0;
 
   const models = new Map<string, Counts>();
   const total = emptyCounts();
   const problems: InputProblem[] = [];
   const write = async (line: string) => {
-    if (outError !== undefined) throw new Error(`cannot write the results: ${outError.message}`);
+    // Checked before reading, so only a change since (a full disk, a file made read-only).
+    if (outError !== undefined) {
+      throw new UsageError(`--out ${quoteInput(flags.out ?? '')}: cannot write the results (${fileProblem(outError)})`);
+    }
     if (!out.write(line)) {
       await new Promise<void>((done) => {
         const finish = () => {
@@ -184,7 +193,9 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       c.diagnostics += result.diagnostics;
     }
     const { index: _index, error, ...line } = result;
-    if (error !== undefined) io.stderr.write(`llmjson batch: record ${result.id}: classified invalid: ${error}\n`);
+    if (error !== undefined) {
+      io.stderr.write(`llmjson batch: record ${quoteInput(result.id)}: classified invalid: ${quoteInput(error)}\n`);
+    }
     await write(`${JSON.stringify(line)}\n`);
     if (bar !== undefined && total.records % 100 === 0) {
       const seconds = (performance.now() - started) / 1000;
@@ -192,7 +203,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     }
   };
   const records = readRecords(
-    paths,
+    inputs,
     {
       modelField: flags.modelField,
       ...(flags.textField === undefined ? {} : { textField: flags.textField }),
@@ -201,7 +212,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     (problem) => {
       problems.push(problem);
       io.stderr.write(
-        `llmjson batch: ${relative(io.cwd, problem.file)}:${problem.line}: skipped: ${problem.message}\n`,
+        `llmjson batch: ${quoteInput(relative(io.cwd, problem.file))}:${problem.line}: skipped: ${quoteInput(problem.message)}\n`,
       );
     },
     (n) => {
@@ -241,8 +252,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   io.stderr.write(`${summaryTable(models, total, false)}\n`);
   if (problems.length > 0)
     io.stderr.write(`${problems.length} input ${problems.length === 1 ? 'line' : 'lines'} skipped (not a record)\n`);
-  if (reportPath !== undefined) {
-    const file = reportPath;
+  if (reportPath !== undefined && markdownPath !== undefined) {
     const report = {
       mode: flags.mode,
       salvage: flags.salvage,
@@ -251,12 +261,16 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       models: Object.fromEntries([...models].sort(([a], [b]) => a.localeCompare(b))),
       skippedInputLines: problems.length,
     };
-    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-    const markdown = file.endsWith('.json') ? `${file.slice(0, -5)}.md` : `${file}.md`;
-    writeFileSync(
-      markdown,
-      `# llmjson batch report\n\nMode: ${flags.mode}${flags.salvage ? ', salvage fallback' : ', no salvage'}. Inputs: ${files.join(', ')}.\n\n${summaryTable(models, total, true)}\n`,
-    );
+    try {
+      writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
+      writeFileSync(
+        markdownPath,
+        `# llmjson batch report\n\nMode: ${flags.mode}${flags.salvage ? ', salvage fallback' : ', no salvage'}. Inputs: ${files.join(', ')}.\n\n${summaryTable(models, total, true)}\n`,
+      );
+    } catch (error) {
+      // Checked before reading, so only a change since (a full disk, a file made read-only).
+      throw new UsageError(`--report ${quoteInput(flags.report ?? '')}: cannot write it (${fileProblem(error)})`);
+    }
   }
   return ExitCode.ok;
 }

@@ -1,12 +1,17 @@
 /**
  * Records for `llmjson batch`, streamed: JSONL files with one record per response (read line
  * by line, never whole), or directories of `.txt` files (one response each, read one at a
- * time). Memory stays flat however large the input.
+ * time). Memory stays flat however large the input. Every file is checked before the first
+ * is read (`scanInputs`), so a file that cannot be read is a usage error (exit 2), not a
+ * failure halfway through the run.
  */
 
-import { createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { accessSync, constants, createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { quoteInput } from '@llmjson/core';
+import { UsageError } from './exit-codes.js';
+import { fileProblem } from './output-paths.js';
 
 export interface BatchRecord {
   /** Position in the whole run, from 0. */
@@ -36,33 +41,89 @@ function field(record: Record<string, unknown>, name: string): unknown {
   return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
-/** Total bytes of the inputs (for the progress bar's ETA). */
-export function inputSize(paths: readonly string[]): number {
-  let total = 0;
-  for (const path of paths) {
-    const stat = statSync(path);
-    if (stat.isDirectory()) {
-      for (const name of readdirSync(path)) if (name.endsWith('.txt')) total += statSync(join(path, name)).size;
-    } else {
-      total += stat.size;
+/** One input of a run, checked: a JSONL file of records, or a directory and its `.txt` responses. */
+export type BatchInput =
+  | { readonly kind: 'records'; readonly path: string; readonly size: number }
+  | { readonly kind: 'texts'; readonly path: string; readonly files: readonly TextFile[] };
+
+export interface TextFile {
+  readonly name: string;
+  readonly size: number;
+}
+
+/**
+ * Checks every input before anything is read: each named file, and each `.txt` file of each
+ * named directory, must exist, be a file and be readable. Throws a UsageError naming the first
+ * that is not (a symlink to nothing, a directory called `x.txt`, a file without permission).
+ */
+export function scanInputs(cwd: string, names: readonly string[]): BatchInput[] {
+  const readable = (path: string, name: string) => {
+    try {
+      accessSync(path, constants.R_OK);
+    } catch (error) {
+      throw new UsageError(`cannot read ${quoteInput(name)}: ${fileProblem(error)}`);
     }
+  };
+  return names.map((name) => {
+    const path = resolve(cwd, name);
+    let stat: ReturnType<typeof statSync>;
+    try {
+      stat = statSync(path);
+    } catch (error) {
+      throw new UsageError(`cannot read ${quoteInput(name)}: ${fileProblem(error)}`);
+    }
+    readable(path, name);
+    if (!stat.isDirectory()) return { kind: 'records', path, size: stat.size };
+    let entries: string[];
+    try {
+      entries = readdirSync(path);
+    } catch (error) {
+      throw new UsageError(`cannot read the directory ${quoteInput(name)}: ${fileProblem(error)}`);
+    }
+    const files = entries
+      .filter((n) => n.endsWith('.txt'))
+      .sort()
+      .map((entry) => {
+        const shown = join(name, entry);
+        let size: number;
+        try {
+          const s = statSync(join(path, entry));
+          if (s.isDirectory())
+            throw new UsageError(`cannot read ${quoteInput(shown)}: it is a directory, not a response`);
+          size = s.size;
+        } catch (error) {
+          if (error instanceof UsageError) throw error;
+          throw new UsageError(`cannot read ${quoteInput(shown)}: ${fileProblem(error)}`);
+        }
+        readable(join(path, entry), shown);
+        return { name: entry, size };
+      });
+    return { kind: 'texts', path, files };
+  });
+}
+
+/** Total bytes of the inputs (for the progress bar's ETA). */
+export function inputSize(inputs: readonly BatchInput[]): number {
+  let total = 0;
+  for (const input of inputs) {
+    if (input.kind === 'records') total += input.size;
+    else for (const file of input.files) total += file.size;
   }
   return total;
 }
 
 export async function* readRecords(
-  paths: readonly string[],
+  inputs: readonly BatchInput[],
   fields: FieldOptions,
   onProblem: (problem: InputProblem) => void,
   onBytes: (bytes: number) => void,
 ): AsyncGenerator<BatchRecord> {
   let index = 0;
-  for (const path of paths) {
-    if (statSync(path).isDirectory()) {
+  for (const input of inputs) {
+    const path = input.path;
+    if (input.kind === 'texts') {
       const model = basename(path);
-      for (const name of readdirSync(path)
-        .filter((n) => n.endsWith('.txt'))
-        .sort()) {
+      for (const { name } of input.files) {
         const text = readFileSync(join(path, name), 'utf8');
         onBytes(Buffer.byteLength(text));
         yield { index: index++, id: name.slice(0, -4), model, text };

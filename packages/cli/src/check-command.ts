@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { checkCatalog } from '@llmjson/contracts';
+import { quoteInput } from '@llmjson/core';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { registryFor } from './schema-options.js';
 import type { Io } from './stream-command.js';
@@ -23,21 +24,21 @@ export async function runCheckCommand(
       : [path];
   } catch {
     throw new UsageError(
-      `cannot read ${target ?? 'prompts.json'} (give a prompt configuration file or a directory of them)`,
+      `cannot read ${quoteInput(target ?? 'prompts.json')} (give a prompt configuration file or a directory of them)`,
     );
   }
-  if (files.length === 0) throw new UsageError(`no .json prompt configurations in ${target}`);
+  if (files.length === 0) throw new UsageError(`no .json prompt configurations in ${quoteInput(target ?? '')}`);
   const registry = registryFor(flags, io);
   let problems = 0;
   let prompts = 0;
   for (const file of files) {
-    const name = relative(io.cwd, file) || file;
+    const name = quoteInput(relative(io.cwd, file) || file);
     let config: unknown;
     try {
       config = JSON.parse(readFileSync(file, 'utf8'));
     } catch (error) {
       problems++;
-      io.stderr.write(`${name}: PROMPT_INVALID: not JSON: ${(error as Error).message}\n`);
+      io.stderr.write(`${name}: PROMPT_INVALID: not JSON: ${quoteInput((error as Error).message)}\n`);
       continue;
     }
     const report = checkCatalog(config, registry);
@@ -45,7 +46,7 @@ export async function runCheckCommand(
     for (const p of report.problems) {
       problems++;
       io.stderr.write(
-        `${name}: ${p.promptId === undefined ? '' : `prompt "${p.promptId}": `}${p.code}: ${p.message}\n`,
+        `${name}: ${p.promptId === undefined ? '' : `prompt "${quoteInput(p.promptId)}": `}${p.code}: ${p.message}\n`,
       );
     }
     for (const p of report.prompts) {
@@ -54,8 +55,8 @@ export async function runCheckCommand(
           ? 'no schema'
           : p.schema === 'inline'
             ? 'inline schema'
-            : `${p.schema} (${p.root}: ${p.file})`;
-      io.stdout.write(`${name}: prompt "${p.promptId}": ${p.responseType}, ${schema}: ok\n`);
+            : `${quoteInput(p.schema)} (${p.root}: ${quoteInput(p.file ?? '')})`;
+      io.stdout.write(`${name}: prompt "${quoteInput(p.promptId)}": ${p.responseType}, ${schema}: ok\n`);
     }
   }
   io.stderr.write(

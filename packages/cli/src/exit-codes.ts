@@ -2,11 +2,11 @@
 export const ExitCode = {
   /** Success. JSONL with some lines dropped is still a success (unless `--strict`). */
   ok: 0,
-  /** Usage or configuration error: bad flag, unreadable or invalid schema, unresolvable reference. Nothing was read. */
+  /** Usage or configuration error: bad flag, unreadable or invalid schema, unresolvable reference, an input or output file that cannot be used. Nothing was read. */
   usage: 2,
   /** The model server failed: connection refused, an HTTP error, or an error event in its stream. */
   provider: 3,
-  /** Format error: no JSON or a schema mismatch (json), a dropped line with `--strict`, fewer than `--require N` objects. */
+  /** Format error: no JSON, a schema mismatch or past `--max-length` (json), a dropped line with `--strict`, fewer than `--require N` objects. */
   format: 4,
   /** Interrupted (SIGINT). */
   interrupted: 130,
@@ -16,14 +16,16 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODES_HELP = `Exit codes:
   0    success (JSONL with dropped lines is still a success unless --strict)
   2    usage or configuration error (bad flag, unreadable or invalid schema,
-       unresolvable --schema-ref, unwritable output file); reported before any
+       unresolvable --schema-ref, an input file that cannot be read or is a
+       directory, an output file that cannot be written); reported before any
        input is read
   3    the model server failed: connection refused, an HTTP error status, or
        an error event in its stream (--input, run)
-  4    format error: json mode found no JSON or it does not match the schema; a
-       dropped line with --strict; fewer than --require N valid objects; an
-       answer cut off at the token limit (finish reason "length") or a
-       provider stream that ended before the answer did
+  4    format error: json mode found no JSON, it does not match the schema, or
+       the answer is longer than --max-length; a dropped line with --strict;
+       fewer than --require N valid objects; an answer cut off at the token
+       limit (finish reason "length") or a provider stream that ended before
+       the answer did
   130  interrupted`;
 
 /** A usage or configuration problem: printed as one line, exit code 2. */

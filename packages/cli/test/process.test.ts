@@ -1,8 +1,12 @@
 /**
  * The built binary as a shell runs it: objects leave stdout while stdin is still open, a
- * reader that goes away ends it quietly, Ctrl-C is exit 130.
+ * reader that goes away ends it quietly, Ctrl-C is exit 130, memory stays flat on a long
+ * stream, and a file it cannot read is one line and exit 2, never an internal error.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 
@@ -46,5 +50,41 @@ describe('llmjson binary', () => {
     await first;
     child.kill('SIGINT');
     expect(await exited).toBe(130);
+  });
+});
+
+describe('llmjson binary: bounded memory, clean failures', () => {
+  test('jsonl keeps no value it does not need: 30 MB of objects under a 48 MB heap limit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-flat-'));
+    const file = join(dir, 'big.jsonl');
+    try {
+      // 150 000 objects of about 200 bytes, each an array of 40 numbers: kept in memory they
+      // would take about 80 MB of heap (8 bytes per element and more), so keeping them fails.
+      const out = createWriteStream(file);
+      const numbers = Array.from({ length: 40 }, (_, i) => i * 37).join(',');
+      for (let i = 0; i < 150_000; i++) {
+        if (!out.write(`{"id": ${i}, "v": [${numbers}]}\n`)) {
+          await new Promise<void>((done) => out.once('drain', () => done()));
+        }
+      }
+      await new Promise<void>((done) => out.end(() => done()));
+      const r = spawnSync(process.execPath, ['--max-old-space-size=48', BIN, 'jsonl', file, '--require', '150000'], {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout.length).toBeGreaterThan(25_000_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  test('a directory as the input file: one line on stderr and exit 2, not an internal error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-dir-'));
+    const r = spawnSync(process.execPath, [BIN, 'jsonl', dir], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`llmjson: cannot read input file ${dir}: it is a directory\n`);
+    expect(r.stdout).toBe('');
   });
 });

@@ -4,6 +4,7 @@
  * UTF-8 JSON, valid JSON Schema). Every problem is returned, each with a code and the prompt id.
  */
 
+import { quoteInput } from '@llmjson/core';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 import { configProblems, type PromptConfig, type PromptEntry } from './prompt-config.js';
 import { compileContractSchema, type SchemaRegistry, type SchemaRootKind } from './schema-registry.js';
@@ -75,7 +76,7 @@ function checkEntry(promptId: string, entry: PromptEntry, registry: SchemaRegist
     if (entry.schema_ref !== undefined) {
       const resolved = registry.resolve(entry.schema_ref);
       // With the prompt's discriminator, as the runner will compile it.
-      compileContractSchema(resolved.schema, `schema file ${resolved.file}`, dispatch, {
+      compileContractSchema(resolved.schema, `schema file ${quoteInput(resolved.file)}`, dispatch, {
         ref: entry.schema_ref,
         file: resolved.file,
         promptId,
@@ -83,14 +84,16 @@ function checkEntry(promptId: string, entry: PromptEntry, registry: SchemaRegist
       return { promptId, responseType, schema: entry.schema_ref, file: resolved.file, root: resolved.root.kind };
     }
     if (entry.schema !== undefined) {
-      compileContractSchema(entry.schema, `the inline schema of prompt "${promptId}"`, dispatch, { promptId });
+      compileContractSchema(entry.schema, `the inline schema of prompt "${quoteInput(promptId)}"`, dispatch, {
+        promptId,
+      });
       return { promptId, responseType, schema: 'inline' };
     }
     if (responseType !== 'text') {
       return {
         code: ContractErrorCode.schemaRefMissing,
         promptId,
-        message: `prompt "${promptId}" has response-type "${responseType}" but declares no schema: add "schema" (inline) or "schema_ref" (a dotted reference)`,
+        message: `prompt "${quoteInput(promptId)}" has response-type "${quoteInput(String(responseType))}" but declares no schema: add "schema" (inline) or "schema_ref" (a dotted reference)`,
       };
     }
     return { promptId, responseType };

@@ -8,7 +8,7 @@
  *   model's answer is not JSON or does not match. Retry, fall back to another model, or report.
  */
 
-import type { SchemaError } from '@llmjson/core';
+import { quoteInput, type SchemaError } from '@llmjson/core';
 
 export const ContractErrorCode = {
   /** A JSON or JSONL prompt declares neither `schema` nor `schema_ref`. */
@@ -33,6 +33,13 @@ export interface ContractErrorDetails {
   readonly cause?: unknown;
 }
 
+/**
+ * Longest message of a `ContractConfigurationError`, in characters: a backstop. Each piece of
+ * user input a message quotes is cut to `MAX_QUOTED_LENGTH` where the message is made; this
+ * bounds whatever a message repeats in full (the details keep the whole reference and file).
+ */
+const MAX_MESSAGE_LENGTH = 2000;
+
 /** The setup is wrong; raised before any model is called. */
 export class ContractConfigurationError extends Error {
   override readonly name = 'ContractConfigurationError';
@@ -41,7 +48,7 @@ export class ContractConfigurationError extends Error {
   readonly ref: string | undefined;
   readonly file: string | undefined;
   constructor(code: ContractErrorCode, message: string, details: ContractErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    super(quoteInput(message, MAX_MESSAGE_LENGTH), details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
     this.promptId = details.promptId;
     this.ref = details.ref;
@@ -86,7 +93,7 @@ export class ContractValidationError extends Error {
   readonly text: string;
   constructor(outcome: ContractFailure | IncompleteAnswer, text: string, promptId?: string) {
     super(
-      `${promptId === undefined ? '' : `prompt "${promptId}": `}${
+      `${promptId === undefined ? '' : `prompt "${quoteInput(promptId)}": `}${
         outcome.status === 'failed' ? `${outcome.detail}: ${outcome.message}` : outcome.message
       }`,
     );

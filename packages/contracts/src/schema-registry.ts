@@ -16,13 +16,15 @@
  * - A file must be UTF-8 JSON and a valid JSON Schema (ajv meta-validation, draft-07 by
  *   default, 2019-09 or 2020-12 by `$schema`), else `SCHEMA_INVALID` naming the file.
  * - Each reference is read and compiled once; the result says which root won.
+ * - Messages quote a reference, a path or a schema at most `MAX_QUOTED_LENGTH` characters
+ *   (`quoteInput`), so a hostile reference cannot turn one message into megabytes.
  */
 
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type CompiledSchema, type CompileOptions, compileSchema, type JsonSchema } from '@llmjson/core';
+import { type CompiledSchema, type CompileOptions, compileSchema, type JsonSchema, quoteInput } from '@llmjson/core';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 
 export type SchemaRootKind = 'workspace' | 'user' | 'builtin' | 'custom';
@@ -84,12 +86,27 @@ export function defaultSchemaRoots(options: DefaultRootsOptions = {}): SchemaRoo
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
+/**
+ * Longest explanation of a failure (the validator's, the file system's) repeated in a message:
+ * they quote schema keys and paths, so they are bounded too, with room for several errors.
+ */
+const MAX_EXPLANATION_LENGTH = 1000;
+
+/** A reference (or what was given instead of one) as a message quotes it: JSON, cut. */
+function quoteRef(ref: unknown): string {
+  return typeof ref === 'string' ? JSON.stringify(quoteInput(ref)) : quoteInput(String(JSON.stringify(ref)));
+}
+
+function explain(cause: unknown): string {
+  return quoteInput(cause instanceof Error ? cause.message : String(cause), MAX_EXPLANATION_LENGTH);
+}
+
 /** The relative file a reference names, or a reason it is not a reference. */
 export function schemaRefPath(ref: string): string {
   const reject = (why: string): never => {
     throw new ContractConfigurationError(
       ContractErrorCode.schemaRefInvalid,
-      `invalid schema reference ${JSON.stringify(ref)}: ${why}; a reference is dot-separated segments of letters, digits, "_" and "-", such as "tnh.sectioning.default_section.v1"`,
+      `invalid schema reference ${quoteRef(ref)}: ${why}; a reference is dot-separated segments of letters, digits, "_" and "-", such as "tnh.sectioning.default_section.v1"`,
       { ref },
     );
   };
@@ -98,7 +115,7 @@ export function schemaRefPath(ref: string): string {
   const segments = ref.split('.');
   for (const segment of segments) {
     if (segment.length === 0) return reject('it has an empty segment');
-    if (!SEGMENT.test(segment)) return reject(`segment ${JSON.stringify(segment)} has other characters`);
+    if (!SEGMENT.test(segment)) return reject(`segment ${quoteRef(segment)} has other characters`);
   }
   return `${segments.join('/')}.schema.json`;
 }
@@ -126,6 +143,7 @@ export function readSchemaFile(file: string, ref?: string): JsonSchema {
     text = utf8.decode(readFileSync(file));
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
+    // By code, not by message: a file system message repeats the whole path.
     const why =
       cause instanceof TypeError
         ? 'it is not valid UTF-8'
@@ -133,8 +151,12 @@ export function readSchemaFile(file: string, ref?: string): JsonSchema {
           ? 'no such file'
           : code === 'EISDIR'
             ? 'it is a directory'
-            : (cause as Error).message;
-    throw new ContractConfigurationError(ContractErrorCode.schemaInvalid, `schema file ${file}: ${why}`, {
+            : code === 'EACCES' || code === 'EPERM'
+              ? 'permission denied'
+              : code === 'ENAMETOOLONG'
+                ? 'the name is too long'
+                : (code ?? explain(cause));
+    throw new ContractConfigurationError(ContractErrorCode.schemaInvalid, `schema file ${quoteInput(file)}: ${why}`, {
       ...details,
       cause,
     });
@@ -146,14 +168,14 @@ export function readSchemaFile(file: string, ref?: string): JsonSchema {
   } catch (cause) {
     throw new ContractConfigurationError(
       ContractErrorCode.schemaInvalid,
-      `schema file ${file} is not JSON: ${(cause as Error).message}`,
+      `schema file ${quoteInput(file)} is not JSON: ${explain(cause)}`,
       { ...details, cause },
     );
   }
   if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
     throw new ContractConfigurationError(
       ContractErrorCode.schemaInvalid,
-      `schema file ${file} holds ${Array.isArray(schema) ? 'an array' : JSON.stringify(schema)}, not a JSON Schema (an object or a boolean)`,
+      `schema file ${quoteInput(file)} holds ${Array.isArray(schema) ? 'an array' : quoteInput(JSON.stringify(schema))}, not a JSON Schema (an object or a boolean)`,
       details,
     );
   }
@@ -172,7 +194,7 @@ export function compileContractSchema(
   } catch (cause) {
     throw new ContractConfigurationError(
       ContractErrorCode.schemaInvalid,
-      `${where} is not a valid JSON Schema: ${(cause as Error).message}`,
+      `${where} is not a valid JSON Schema: ${explain(cause)}`,
       { ...details, cause },
     );
   }
@@ -204,20 +226,20 @@ class Registry implements SchemaRegistry {
       if (!inside(realRoot, realFile)) {
         throw new ContractConfigurationError(
           ContractErrorCode.schemaRefInvalid,
-          `schema reference ${JSON.stringify(ref)}: ${file} resolves to ${realFile}, outside its root ${realRoot} (a symlink escapes the root); not read`,
+          `schema reference ${quoteRef(ref)}: ${quoteInput(file)} resolves to ${quoteInput(realFile)}, outside its root ${quoteInput(realRoot)} (a symlink escapes the root); not read`,
           { ref, file },
         );
       }
       const schema = readSchemaFile(file, ref);
-      compileContractSchema(schema, `schema file ${file} (reference ${JSON.stringify(ref)})`, {}, { ref, file });
+      compileContractSchema(schema, `schema file ${quoteInput(file)} (reference ${quoteRef(ref)})`, {}, { ref, file });
       const result: ResolvedSchema = { ref, schema, file, root };
       this.resolved.set(ref, result);
       return result;
     }
     throw new ContractConfigurationError(
       ContractErrorCode.schemaNotFound,
-      `schema reference ${JSON.stringify(ref)} not found: looked for ${relativePath} in ${this.roots
-        .map((r) => `${r.dir} (${r.kind})`)
+      `schema reference ${quoteRef(ref)} not found: looked for ${quoteInput(relativePath)} in ${this.roots
+        .map((r) => `${quoteInput(r.dir)} (${r.kind})`)
         .join(', ')}`,
       { ref },
     );
@@ -226,7 +248,7 @@ class Registry implements SchemaRegistry {
   compile(ref: string, options: CompileOptions = {}): CompiledSchema {
     const { schema, file } = this.resolve(ref);
     // compileSchema caches per schema object and options; the schema object is kept here.
-    return compileContractSchema(schema, `schema file ${file}`, options, { ref, file });
+    return compileContractSchema(schema, `schema file ${quoteInput(file)}`, options, { ref, file });
   }
 }
 

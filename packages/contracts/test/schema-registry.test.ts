@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import {
   BUILTIN_SCHEMA_ROOT,
   ContractConfigurationError,
+  checkCatalog,
   createSchemaRegistry,
   defaultSchemaRoots,
+  readSchemaFile,
   schemaRefPath,
 } from '@llmjson/contracts';
 import { describe, expect, test } from 'vitest';
@@ -169,5 +171,58 @@ describe('schema references', () => {
     expect(registry.resolve('bom.v1').schema).toEqual({ title: 'bom', type: 'object' });
     expect(registry.compile('draft7.v1').validate('x').valid).toBe(true);
     expect(registry.compile('draft2020.v1').validate([1]).valid).toBe(false);
+  });
+});
+
+describe('messages quote user input at most 200 characters', () => {
+  const huge = 'a'.repeat(1_000_000);
+
+  /** The error a call throws (it must throw a ContractConfigurationError). */
+  function errorOf(run: () => unknown): ContractConfigurationError {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ContractConfigurationError);
+      return error as ContractConfigurationError;
+    }
+    throw new Error('expected a ContractConfigurationError');
+  }
+
+  test('a 10^6-character reference: not found or malformed, the message stays short; the error keeps it whole', () => {
+    const root = tree({});
+    const registry = createSchemaRegistry({ roots: [root] });
+    const missing = errorOf(() => registry.resolve(huge));
+    expect(missing.code).toBe('SCHEMA_NOT_FOUND');
+    expect(missing.message).toContain(`"${'a'.repeat(200)}… (1000000 characters)"`);
+    expect(missing.message).toContain(` in ${root} (custom)`);
+    expect(missing.message.length).toBeLessThan(1000);
+    expect(missing.ref).toBe(huge);
+    for (const ref of [`${huge}/`, `${huge}.b c`, `x.${huge}!`]) {
+      const invalid = errorOf(() => registry.resolve(ref));
+      expect(invalid.code).toBe('SCHEMA_REF_INVALID');
+      expect(invalid.message.length).toBeLessThan(1000);
+    }
+  });
+
+  test('a schema file holding a long string, a long path, a long prompt id: short messages', () => {
+    const root = tree({ 'str/v1.schema.json': JSON.stringify(huge) });
+    const holds = errorOf(() => createSchemaRegistry({ roots: [root] }).resolve('str.v1'));
+    expect(holds.message).toMatch(/holds "a+… \(1000002 characters\), not a JSON Schema/);
+    expect(holds.message.length).toBeLessThan(1000);
+    const path = errorOf(() => readSchemaFile(join(root, huge)));
+    expect(path.message).toMatch(/: the name is too long$/);
+    expect(path.message.length).toBeLessThan(1000);
+    const report = checkCatalog(
+      { prompts: { [huge]: { prompt: 'x', 'response-type': 'json' } } },
+      createSchemaRegistry({ roots: [root] }),
+    );
+    expect(report.problems.map((p) => p.code)).toEqual(['SCHEMA_REF_MISSING']);
+    expect(report.problems[0]?.message.length).toBeLessThan(1000);
+  });
+
+  test('any configuration message is bounded (2 000 characters), whatever its maker quoted', () => {
+    const error = new ContractConfigurationError('PROMPT_INVALID', `unknown key ${huge}`);
+    expect(error.message.length).toBeLessThan(2100);
+    expect(error.message).toMatch(/… \(1000012 characters\)$/);
   });
 });
