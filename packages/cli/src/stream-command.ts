@@ -203,6 +203,8 @@ export async function runStreamCommand(
       finishReason: provider?.finishReason,
     });
     if (outcome.status === 'succeeded') {
+      // A recovered document (a trailing comma removed) is printed, and the recovery said.
+      for (const d of outcome.diagnostics ?? []) onDiagnostic(d);
       json = outcome.json;
       await print(json);
     } else {

@@ -8,8 +8,11 @@
  *   are counted in `diagnostics`, as the JSONL response type specifies); elements: an array
  *   whose elements all match, none cut (one that fails makes the answer `invalid`, with the
  *   valid ones in `values`); salvage: at least one value.
- * - `salvaged`: not valid as it stands, but salvage (fences, prose, inline code; schema-directed)
- *   finds what the schema asks for. Off with `salvage: false`.
+ * - `salvaged`: not valid as it stands, but salvage (fences, prose, inline code, the documented
+ *   recoveries such as a trailing comma; schema-directed) finds what the schema asks for. Off
+ *   with `salvage: false`.
+ * - A value nested deeper than 512 levels is never usable: salvage and every mode's engine
+ *   report it (`too-deep`) instead of returning it, so classifying never throws on one.
  * - `truncated`: the answer was cut off (the finish reason says so, or the text ends inside a
  *   value). `values` holds what is still usable: complete JSONL lines or array elements.
  * - `invalid`: none of the above.
@@ -75,7 +78,10 @@ export function classifyResponse(text: string, options: ClassifyOptions): Classi
       if (strict.status === 'succeeded' && !cut) return { status: 'valid', values: [strict.json], diagnostics: [] };
       if (!cut && salvage) {
         const tolerant = parseJsonResponse(text, schemaOptions);
-        if (tolerant.status === 'succeeded') return { status: 'salvaged', values: [tolerant.json], diagnostics: [] };
+        if (tolerant.status === 'succeeded') {
+          // A recovered document (a trailing comma) carries its `recovered` notes.
+          return { status: 'salvaged', values: [tolerant.json], diagnostics: tolerant.diagnostics ?? [] };
+        }
       }
       if (cut || endsInsideDocument(text)) {
         // A cut array still has its complete elements.

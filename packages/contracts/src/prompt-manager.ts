@@ -8,12 +8,20 @@
  *   (invalid lines dropped and reported; none valid → `[]` with a warning; a cut-off answer
  *   still yields its complete lines). `text` and `json` behave as they did before `jsonl`.
  * - `run(id, vars, llm)`: the envelope (`succeeded` / `incomplete` / `failed`); never throws
- *   for the model's answer.
+ *   for the model's answer — not for a document nested thousands of levels deep under a
+ *   recursive schema (every engine's depth guard, default 512 levels, reports it before
+ *   validation: a `json` answer is `NOT_JSON`, a `jsonl` line or an array element is dropped
+ *   and reported), and not for a validator that throws on a value: a `json` document then
+ *   fails its contract; a streaming engine that throws stops streaming, and the answer's
+ *   outcome is decided on the whole text (`json`) or is a failed contract (`jsonl`).
+ *   Recovered `json` documents (a trailing comma) succeed, with their `recovered` notes in
+ *   `diagnostics` and through `onDiagnostic`.
  * - `stream(id, vars, llm)`: an async iterable of validated objects as they arrive (each JSONL
  *   line; each element of a JSON array; a JSON object once complete; text chunks for a text
  *   prompt) and `outcome`, the envelope, once the answer has ended.
  * Configuration problems (unknown prompt, missing or broken schema, bad variables) throw
- * `ContractConfigurationError` before the model is called.
+ * `ContractConfigurationError` before the model is called. What the model function itself
+ * throws, and what `onDiagnostic` throws, reaches the caller unchanged (they are not answers).
  */
 
 import { createElementScanner, createJsonlDecoder, type Diagnostic, type JsonSchema } from '@llmjson/core';
@@ -174,15 +182,22 @@ class Manager implements PromptManager {
     const values: unknown[] = [];
     const diagnostics: Diagnostic[] = [];
     const onDiagnostic = this.options.onDiagnostic;
+    // The caller's own exception, told apart from one the engine raised on the answer.
+    let callbackFailure: { error: unknown } | undefined;
     const report = (d: Diagnostic) => {
       diagnostics.push(d);
-      onDiagnostic?.(d, id);
+      try {
+        onDiagnostic?.(d, id);
+      } catch (error) {
+        callbackFailure = { error };
+        throw error;
+      }
     };
     const schemaOptions = {
       ...(schema === undefined ? {} : { schema }),
       ...(discriminator === undefined ? {} : { discriminator }),
     };
-    const engine =
+    let engine =
       responseType === 'jsonl'
         ? createJsonlDecoder(schemaOptions, {
             value(value) {
@@ -195,6 +210,20 @@ class Manager implements PromptManager {
           ? createElementScanner(schemaOptions, { value: (element) => ready.push(element.value), diagnostic() {} })
           : undefined;
 
+    const streamsElements = engine !== undefined && responseType === 'json';
+    // An engine that throws on the answer (a validator bug) must not make the call throw: it
+    // stops streaming, and the outcome is decided below.
+    let engineFailure: string | undefined;
+    const feed = (step: () => void): void => {
+      try {
+        step();
+      } catch (error) {
+        if (callbackFailure !== undefined && callbackFailure.error === error) throw error;
+        engine = undefined;
+        engineFailure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      }
+    };
+
     const { chunks, result } = normalizeLlmResult(await llm(prepared.request));
     let text = '';
     for await (const chunk of chunks) {
@@ -203,10 +232,12 @@ class Manager implements PromptManager {
         if (responseType === 'text') yield chunk;
         continue;
       }
-      engine.write(chunk);
+      const writing = engine;
+      feed(() => writing.write(chunk));
       while (ready.length > 0) yield ready.shift();
     }
-    engine?.end();
+    const ending = engine;
+    if (ending !== undefined) feed(() => ending.end());
     while (ready.length > 0) yield ready.shift();
 
     const finishReason = result.finishReason;
@@ -225,6 +256,18 @@ class Manager implements PromptManager {
         ...base,
         status: incomplete ? 'incomplete' : 'succeeded',
         ...(incomplete ? { error: incompleteError(finishReason as string) } : {}),
+      });
+    }
+    if (responseType === 'jsonl' && engineFailure !== undefined) {
+      return createEnvelope({
+        ...base,
+        status: 'failed',
+        diagnostics,
+        error: {
+          reason: 'CONTRACT_VALIDATION_FAILED',
+          detail: 'SCHEMA_MISMATCH',
+          message: `validating the answer failed (${engineFailure}); its lines could not be checked`,
+        },
       });
     }
     if (responseType === 'jsonl') {
@@ -253,8 +296,11 @@ class Manager implements PromptManager {
       finishReason,
     });
     if (outcome.status === 'succeeded') {
-      if (engine === undefined) yield outcome.json;
-      return createEnvelope({ ...base, status: 'succeeded', json: outcome.json });
+      for (const d of outcome.diagnostics ?? []) report(d);
+      // Without an element engine the document is the one value yielded (with one that failed,
+      // the elements yielded before the failure stay a prefix; the envelope has the document).
+      if (!streamsElements) yield outcome.json;
+      return createEnvelope({ ...base, status: 'succeeded', json: outcome.json, diagnostics });
     }
     const error: EnvelopeError =
       outcome.status === 'incomplete'

@@ -3,9 +3,20 @@
  *
  * - `json`: one JSON document matching the schema. By default a surrounding fence or prose is
  *   tolerated (the document is found by salvage, directed by the schema: the first candidate
- *   in the order whole text, fence, inline code, embedded that matches wins); with
- *   `tolerate: 'none'` the whole text must be the document. Failures are `NOT_JSON` (nothing
- *   to read) or `SCHEMA_MISMATCH` (the preferred candidate, with the validator's errors).
+ *   in the order whole text, fence, inline code, embedded that matches wins) and salvage's
+ *   documented recoveries apply (a trailing comma before `}`/`]`, or after the document), so a
+ *   fenced object ending in `,\n}` is that object, never the first array inside it; a
+ *   recovered document succeeds with `recovered: true` and its `recovered` diagnostics. With
+ *   `tolerate: 'none'` the whole text must be the document, exactly as `JSON.parse` reads it.
+ *   Failures are `NOT_JSON` (nothing usable to read) or `SCHEMA_MISMATCH` (the preferred
+ *   candidate, with the validator's errors).
+ * - Depth guard: a document nested deeper than `maxDepth` (default 512 levels) is never
+ *   validated or returned — it is `NOT_JSON`, with a message naming the limit — so that no
+ *   validator following a recursive schema, and no printer, can overflow the stack on it.
+ *   (`NOT_JSON` rather than a new detail: the envelope, `invoke`'s typed error and the CLI
+ *   already treat it as "no usable JSON document", as for a number beyond the double range.)
+ * - Never throws for an answer: a validator that throws on a value (a bug, a stack overflow)
+ *   fails that value only — it is a `SCHEMA_MISMATCH` unless another candidate matches.
  * - `jsonl`: one object per line; invalid lines are dropped and reported, the rest are the
  *   result (an empty result is `[]` with a warning, still a success).
  * - An answer the provider cut off at the token limit is `incomplete` whatever its text
@@ -13,12 +24,18 @@
  */
 
 import {
+  type CompiledSchema,
   compileSchema,
+  DEFAULT_MAX_DEPTH,
   type Diagnostic,
+  depthExceeds,
   extractJson,
   type JsonlOptions,
   type JsonSchema,
+  mayExceedDepth,
   parseJsonl,
+  type SalvagedValue,
+  type ValidationResult,
 } from '@llmjson/core';
 import { type ContractFailure, FailureDetail, type IncompleteAnswer } from './errors.js';
 
@@ -46,6 +63,10 @@ export interface JsonSuccess {
   readonly branch?: string;
   /** Where the document was found: the whole text, a fence, inline code, or prose. */
   readonly source: 'document' | 'fence' | 'inline' | 'embedded';
+  /** Present when the document was read only after a documented recovery (a trailing comma). */
+  readonly recovered?: true;
+  /** The `recovered` diagnostics of the document (present with `recovered`). */
+  readonly diagnostics?: readonly Diagnostic[];
 }
 
 export type JsonOutcome = JsonSuccess | ContractFailure | IncompleteAnswer;
@@ -59,23 +80,55 @@ export interface ParseJsonOptions {
   readonly tolerate?: 'fence-and-prose' | 'none' | undefined;
   /** The provider's finish reason: a truncation reason makes the outcome `incomplete`. */
   readonly finishReason?: string | undefined;
+  /** Deepest nesting of the document, in levels (`[]` is 1). Default 512; deeper is `NOT_JSON`. */
+  readonly maxDepth?: number | undefined;
 }
 
 function failure(detail: FailureDetail, message: string, errors: ContractFailure['errors'] = []): ContractFailure {
   return { status: 'failed', reason: 'CONTRACT_VALIDATION_FAILED', detail, message, errors };
 }
 
-function success(json: unknown, source: JsonSuccess['source'], branch: string | undefined): JsonSuccess {
-  return branch === undefined ? { status: 'succeeded', json, source } : { status: 'succeeded', json, source, branch };
+function success(found: Pick<SalvagedValue, 'value' | 'source'>, branch: string | undefined): JsonSuccess {
+  const outcome = { status: 'succeeded' as const, json: found.value, source: found.source };
+  return branch === undefined ? outcome : { ...outcome, branch };
+}
+
+/** A salvaged document's success, with its recovery notes when it needed one. */
+function salvaged(found: SalvagedValue, branch: string | undefined, diagnostics: readonly Diagnostic[]): JsonSuccess {
+  const outcome = success(found, branch);
+  if (found.recovered !== true && found.repaired !== true) return outcome;
+  // The notes of this value: inside it, or (a comma after the document) after it.
+  const notes = diagnostics.filter(
+    (d) => d.reason === 'recovered' && d.offset >= found.start && (d.offset < found.end || found.source === 'document'),
+  );
+  return { ...outcome, recovered: true, diagnostics: notes };
+}
+
+function tooDeep(maxDepth: number, where: string): ContractFailure {
+  return failure(
+    FailureDetail.notJson,
+    `${where} is nested deeper than maxDepth (${maxDepth} levels); it was not read, so that nothing can overflow the stack on it`,
+  );
+}
+
+/** Validates without letting a validator's exception escape: it fails this value only. */
+function validate(compiled: CompiledSchema, value: unknown): ValidationResult {
+  try {
+    return compiled.validate(value);
+  } catch (error) {
+    const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { valid: false, errors: [], message: `the schema validator failed on the document (${why})` };
+  }
 }
 
 /**
  * Reads the answer of a `json` prompt. Never throws for a bad answer: the outcome says what
- * happened. Throws `ConfigurationError` (from core) only for a broken schema.
+ * happened. Throws `ConfigurationError` (from core) only for a broken schema or option.
  */
 export function parseJsonResponse(text: string, options: ParseJsonOptions = {}): JsonOutcome {
   if (isTruncated(options.finishReason)) return incompleteOutcome(options.finishReason as string);
   const { schema, discriminator } = options;
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const compileOptions = discriminator === undefined ? {} : { discriminator };
   const compiled = schema === undefined ? undefined : compileSchema(schema, compileOptions);
   if (options.tolerate === 'none') {
@@ -85,14 +138,20 @@ export function parseJsonResponse(text: string, options: ParseJsonOptions = {}):
     } catch (error) {
       return failure(FailureDetail.notJson, `the answer is not one JSON document: ${(error as Error).message}`);
     }
-    const result = compiled?.validate(json);
+    // The depth guard comes before validation: a recursive schema makes the validator recurse.
+    if (mayExceedDepth(text.length, maxDepth) && depthExceeds(json, maxDepth)) return tooDeep(maxDepth, 'the answer');
+    const result = compiled === undefined ? undefined : validate(compiled, json);
     if (result !== undefined && !result.valid)
       return failure(FailureDetail.schemaMismatch, result.message, result.errors);
-    return success(json, 'document', result?.branch);
+    return success({ value: json, source: 'document' }, result?.branch);
   }
-  // Salvage finds the candidates in order of preference; the first that matches wins.
-  const preferred = extractJson(text);
+  // Salvage finds the candidates in order of preference; the first that matches wins. Its
+  // depth guard has already left out (and reported) every value nested too deep.
+  const diagnostics: Diagnostic[] = [];
+  const salvageOptions = { maxDepth, onDiagnostic: (d: Diagnostic) => diagnostics.push(d) };
+  const preferred = extractJson(text, salvageOptions);
   if (preferred === undefined) {
+    if (diagnostics.some((d) => d.reason === 'too-deep')) return tooDeep(maxDepth, 'the JSON document in the answer');
     return failure(
       FailureDetail.notJson,
       text.trim() === ''
@@ -100,11 +159,12 @@ export function parseJsonResponse(text: string, options: ParseJsonOptions = {}):
         : 'no JSON document in the answer (not as the whole text, in a fence, in inline code or in prose)',
     );
   }
-  if (compiled === undefined || schema === undefined) return success(preferred.value, preferred.source, undefined);
-  const first = compiled.validate(preferred.value);
-  if (first.valid) return success(preferred.value, preferred.source, first.branch);
-  const matching = extractJson(text, { schema, ...compileOptions });
-  if (matching !== undefined) return success(matching.value, matching.source, matching.branch);
+  if (compiled === undefined || schema === undefined) return salvaged(preferred, undefined, diagnostics);
+  const first = validate(compiled, preferred.value);
+  if (first.valid) return salvaged(preferred, first.branch, diagnostics);
+  diagnostics.length = 0;
+  const matching = extractJson(text, { schema, ...compileOptions, ...salvageOptions });
+  if (matching !== undefined) return salvaged(matching, matching.branch, diagnostics);
   return failure(FailureDetail.schemaMismatch, first.message, first.errors);
 }
 

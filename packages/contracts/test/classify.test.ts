@@ -45,3 +45,31 @@ describe('classifyResponse', () => {
     expect(status('text {"n": 5', { mode: 'salvage', schema })).toEqual(['truncated', 0]);
   });
 });
+
+describe('classifyResponse: recoveries and deep nesting', () => {
+  test('fenced-object-with-trailing-comma is salvaged as the object, with its recovered note', () => {
+    const text = 'Here you go:\n```json\n{"title": "x", "tags": ["a", "b"],\n}\n```\n';
+    const r = classifyResponse(text, { mode: 'json' });
+    expect(r.status).toBe('salvaged');
+    expect(r.values).toEqual([{ title: 'x', tags: ['a', 'b'] }]);
+    expect(r.diagnostics.map((d) => d.reason)).toEqual(['recovered']);
+  });
+
+  test('a 10,000-deep answer under a recursive schema is never usable and never throws, in every mode', () => {
+    const tree = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } } as const;
+    const list = { type: 'array', items: { $ref: '#' } } as const;
+    const deepTree = `${'{"children":['.repeat(10_000)}{}${']}'.repeat(10_000)}`;
+    const deepList = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    for (const [mode, schema, text] of [
+      ['json', tree, deepTree],
+      ['json', list, deepList],
+      ['jsonl', tree, deepTree],
+      ['elements', list, deepList],
+      ['salvage', tree, deepTree],
+    ] as const) {
+      const r = classifyResponse(text, { mode, schema });
+      expect(r.values, mode).toEqual([]);
+      expect(r.status, mode).toBe('invalid');
+    }
+  });
+});

@@ -476,3 +476,75 @@ describe('chunking does not matter', () => {
     },
   );
 });
+
+describe('answers that must not make a call throw', () => {
+  const deepTree = `${'{"children":['.repeat(10_000)}{}${']}'.repeat(10_000)}`;
+  const deepList = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+  const treeSchema = {
+    type: 'object',
+    properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } },
+  };
+  const prompts = createPromptManager({
+    prompts: {
+      tree: { prompt: 'x', 'response-type': 'json', schema: treeSchema },
+      list: { prompt: 'x', 'response-type': 'json', schema: { type: 'array', items: { $ref: '#' } } },
+      lines: { prompt: 'x', 'response-type': 'jsonl', schema: treeSchema },
+      recipe: {
+        prompt: 'x',
+        'response-type': 'json',
+        schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+      },
+    },
+  });
+
+  test.each([
+    ['tree', deepTree],
+    ['list', deepList],
+    ['tree', `Here:\n\`\`\`json\n${deepTree}\n\`\`\``],
+  ])('run, stream and invoke: %s schema, a 10,000-deep answer is a NOT_JSON contract failure', async (id, text) => {
+    for (const size of [text.length, 4096, 61]) {
+      const { llm } = scripted(text, size);
+      const envelope = await prompts.run(id, {}, llm);
+      expect(envelope).toMatchObject({
+        status: 'failed',
+        error: { reason: 'CONTRACT_VALIDATION_FAILED', detail: 'NOT_JSON' },
+      });
+      expect(envelope.error?.message).toContain('maxDepth (512 levels)');
+      const stream = prompts.stream(id, {}, scripted(text, size).llm);
+      const values: unknown[] = [];
+      for await (const value of stream) values.push(value);
+      expect(values).toEqual([]);
+      expect(await stream.outcome).toEqual(envelope);
+      const error = await prompts.invoke(id, {}, scripted(text, size).llm).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ContractValidationError);
+      expect((error as ContractValidationError).outcome).toMatchObject({ detail: 'NOT_JSON' });
+    }
+  });
+
+  test('jsonl: a 10,000-deep line is dropped and reported (too-deep); the other lines are the result', async () => {
+    const text = `{"name": "a"}\n${deepTree}\n{"name": "b"}\n`;
+    const envelope = await prompts.run('lines', {}, scripted(text, 97).llm);
+    expect(envelope).toMatchObject({ status: 'succeeded', result: { json: [{ name: 'a' }, { name: 'b' }] } });
+    expect(envelope.diagnostics?.map((d) => d.reason)).toEqual(['too-deep']);
+  });
+
+  test('fenced-object-with-trailing-comma: the object, with its recovered note in the envelope and onDiagnostic', async () => {
+    const text = 'Here you go:\n```json\n{"title": "x", "tags": ["a", "b"],\n}\n```\n';
+    const seen: [string, string][] = [];
+    const withNotes = createPromptManager(
+      { prompts: { recipe: { prompt: 'x', 'response-type': 'json', schema: { type: 'object' } } } },
+      { onDiagnostic: (d, id) => seen.push([id, d.reason]) },
+    );
+    for (const size of [1, 3, 64, text.length]) {
+      seen.length = 0;
+      const envelope = await withNotes.run('recipe', {}, scripted(text, size).llm);
+      expect(envelope).toMatchObject({
+        status: 'succeeded',
+        result: { json: { title: 'x', tags: ['a', 'b'] }, text: '{"tags":["a","b"],"title":"x"}' },
+      });
+      expect(envelope.diagnostics?.map((d) => d.reason)).toEqual(['recovered']);
+      expect(seen).toEqual([['recipe', 'recovered']]);
+    }
+    expect(await prompts.invoke('recipe', {}, scripted(text).llm)).toEqual({ title: 'x', tags: ['a', 'b'] });
+  });
+});

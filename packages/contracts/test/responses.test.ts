@@ -185,3 +185,108 @@ describe('envelope', () => {
     expect(existsSync(join(dir, 'cut.json'))).toBe(false);
   });
 });
+
+describe('parseJsonResponse: recoveries and the depth guard', () => {
+  /** The answer of the bug report: a fenced object whose last member is followed by `,\n`. */
+  const fencedTrailingComma = 'Here you go:\n```json\n{"title": "x", "tags": ["a", "b"],\n}\n```\n';
+  const recipe = {
+    type: 'object',
+    properties: { title: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } },
+    required: ['title'],
+  } as const;
+
+  test('fenced-object-with-trailing-comma: the object, recovered and reported, never its inner array', () => {
+    for (const options of [{}, { schema: recipe }]) {
+      const outcome = parseJsonResponse(fencedTrailingComma, options);
+      expect(outcome).toMatchObject({
+        status: 'succeeded',
+        json: { title: 'x', tags: ['a', 'b'] },
+        source: 'fence',
+        recovered: true,
+      });
+      expect(outcome.status === 'succeeded' && outcome.diagnostics?.map((d) => [d.reason, d.offset])).toEqual([
+        ['recovered', fencedTrailingComma.indexOf('],') + 1],
+      ]);
+    }
+  });
+
+  test("fenced-object-with-trailing-comma: tolerate: 'none' reads the text exactly as JSON.parse does", () => {
+    expect(parseJsonResponse(fencedTrailingComma, { tolerate: 'none' })).toMatchObject({
+      status: 'failed',
+      detail: 'NOT_JSON',
+    });
+    expect(parseJsonResponse('{"title": "x",}', { tolerate: 'none' })).toMatchObject({ detail: 'NOT_JSON' });
+  });
+
+  test('a trailing comma in the whole text, inside or after the document, is recovered too', () => {
+    expect(parseJsonResponse('{"title": "x", "tags": ["a",],}', { schema: recipe })).toMatchObject({
+      status: 'succeeded',
+      json: { title: 'x', tags: ['a'] },
+      source: 'document',
+      recovered: true,
+    });
+    expect(parseJsonResponse('{"title": "x"},\n', { schema: recipe })).toMatchObject({
+      status: 'succeeded',
+      source: 'document',
+      recovered: true,
+    });
+    // A document as written carries no recovery fields.
+    expect(parseJsonResponse('{"title": "x"}', { schema: recipe })).toEqual({
+      status: 'succeeded',
+      json: { title: 'x' },
+      source: 'document',
+    });
+  });
+
+  const tree = {
+    type: 'object',
+    properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } },
+  } as const;
+  const list = { type: 'array', items: { $ref: '#' } } as const;
+  const deepTree = (depth: number) => `${'{"children":['.repeat(depth)}{}${']}'.repeat(depth)}`;
+  const deepList = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  test('a document nested deeper than maxDepth is NOT_JSON naming the limit, before validation, never a throw', () => {
+    for (const [schema, text] of [
+      [tree, deepTree(10_000)],
+      [list, deepList(10_000)],
+      [tree, `Sure:\n\`\`\`json\n${deepTree(10_000)}\n\`\`\``],
+      [undefined, deepList(3000)],
+    ] as const) {
+      for (const tolerate of ['fence-and-prose', 'none'] as const) {
+        const outcome = parseJsonResponse(text, { schema, tolerate });
+        if (tolerate === 'none' && text.startsWith('Sure')) {
+          expect(outcome).toMatchObject({ status: 'failed', detail: 'NOT_JSON' });
+          continue;
+        }
+        expect(outcome).toMatchObject({
+          status: 'failed',
+          reason: 'CONTRACT_VALIDATION_FAILED',
+          detail: 'NOT_JSON',
+          message: expect.stringContaining('deeper than maxDepth (512 levels)'),
+        });
+      }
+    }
+  });
+
+  test('maxDepth levels are accepted; the option moves the limit', () => {
+    expect(parseJsonResponse(deepTree(255), { schema: tree }).status).toBe('succeeded');
+    expect(parseJsonResponse(deepList(512), { schema: list }).status).toBe('succeeded');
+    expect(parseJsonResponse(deepList(513), { schema: list }).status).toBe('failed');
+    expect(parseJsonResponse(deepList(3), { maxDepth: 2 })).toMatchObject({ detail: 'NOT_JSON' });
+    expect(parseJsonResponse(deepList(3), { maxDepth: 2, tolerate: 'none' })).toMatchObject({ detail: 'NOT_JSON' });
+  });
+
+  test('a validator that fails on a value (here: maxDepth raised past its stack) fails that value only', () => {
+    const text = `Example: ${deepTree(20_000)}\nAnswer: {"name": "leaf"}`;
+    expect(() => parseJsonResponse(text, { schema: tree, maxDepth: 100_000 })).not.toThrow();
+    expect(parseJsonResponse(text, { schema: tree, maxDepth: 100_000 })).toMatchObject({
+      status: 'succeeded',
+      json: { name: 'leaf' },
+    });
+    expect(parseJsonResponse(deepTree(20_000), { schema: tree, maxDepth: 100_000, tolerate: 'none' })).toMatchObject({
+      status: 'failed',
+      detail: 'SCHEMA_MISMATCH',
+    });
+  });
+});

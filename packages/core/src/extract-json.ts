@@ -6,16 +6,30 @@
  * `createSalvageScanner` delivers for `text` under any chunking. Order of preference for
  * `extractJson`: the whole text (document), then the first fenced value, then the first value
  * in inline code, then the first object embedded in prose (else the first embedded array);
- * with a schema, the first value in that order that validates. Repair of near-JSON happens only when asked for, and is
- * reported (`repaired: true` and a `recovered` diagnostic), never silent; it is tried on fenced
- * blocks, inline code and the span from the first `{`/`[` to the last `}`/`]` — never on prose.
+ * with a schema, the first value in that order that validates.
+ *
+ * Recoveries: the scanner's own (a trailing comma, decision 003) apply to every candidate
+ * unless `strict` is set, before anything nested in it could be preferred, and are reported
+ * (`recovered: true` and a `recovered` diagnostic). Repair of near-JSON (jsonrepair) happens
+ * only when asked for, and is reported (`repaired: true` and a `recovered` diagnostic), never
+ * silent; it is tried on fenced blocks, inline code and the span from the first `{`/`[` to the
+ * last `}`/`]` — never on prose — when no value was found, and also when the value that would
+ * be returned lies inside a candidate that failed: then the fenced block, inline code or whole
+ * text around it is repaired first, so that a piece of a broken answer never wins over the
+ * repaired answer.
+ *
+ * Guarantees: neither function throws for any text (only for a broken configuration: an
+ * invalid schema or option). A value nested deeper than `maxDepth` (default 512) is reported
+ * `too-deep` and never returned, before any validation, whether found as written or repaired.
  */
 
 import { jsonrepair } from 'jsonrepair';
+import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
 import { validatorFor } from './engine.js';
 import {
   createSalvageScanner,
+  isNestedInFailure,
   type SalvagedValue,
   type SalvageOptions,
   type SalvageSource,
@@ -28,8 +42,9 @@ export interface ExtractOptions extends SalvageOptions {
 
 export interface ExtractJsonOptions extends ExtractOptions {
   /**
-   * When no valid JSON is found, repair near-JSON (trailing commas, single quotes, Python
-   * `True`/`None`, comments, unquoted keys) with jsonrepair. Default `false`.
+   * When no valid JSON is found (or only a value nested in a candidate that failed), repair
+   * near-JSON (single quotes, Python `True`/`None`, comments, unquoted keys, a cut-off end)
+   * with jsonrepair. Default `false`.
    */
   readonly repair?: boolean;
 }
@@ -55,7 +70,17 @@ const PREFERENCE: readonly SalvageSource[] = ['document', 'fence', 'inline', 'em
 
 /** The one value a caller wants from `text`, or `undefined` when there is none. */
 export function extractJson(text: string, options: ExtractJsonOptions = {}): SalvagedValue | undefined {
-  const values = extractAllJson(text, options);
+  const found = preferred(extractAllJson(text, options));
+  if (options.repair !== true) return found;
+  if (found === undefined) return repairNearJson(text, options, undefined);
+  if (!isNestedInFailure(found)) return found;
+  // A piece of a candidate that failed: its fenced block, inline code or the whole text,
+  // repaired, is the better answer; the piece remains the answer when none repairs.
+  return repairNearJson(text, options, found) ?? found;
+}
+
+/** The value `extractJson` prefers among all found, or undefined. */
+function preferred(values: readonly SalvagedValue[]): SalvagedValue | undefined {
   for (const source of PREFERENCE) {
     // In prose an object is the answer far more often than an array, which is often a
     // citation such as `[1]`: the first embedded object wins over an earlier embedded array.
@@ -66,7 +91,7 @@ export function extractJson(text: string, options: ExtractJsonOptions = {}): Sal
         : values.find((v) => v.source === source);
     if (found !== undefined) return found;
   }
-  return options.repair === true ? repairNearJson(text, options) : undefined;
+  return undefined;
 }
 
 /** Places where near-JSON may sit, in the order of preference. */
@@ -96,27 +121,64 @@ function repairCandidates(text: string): { source: SalvageSource; start: number;
   return candidates;
 }
 
-function repairNearJson(text: string, options: ExtractJsonOptions): SalvagedValue | undefined {
+/**
+ * The first repair candidate that jsonrepair turns into an object or array (that the schema
+ * accepts). With `around`, only candidates that contain it: its fenced block, its inline code,
+ * or the span from the first opening to the last closing bracket (for a value in prose only
+ * when `around` is in prose too).
+ */
+function repairNearJson(
+  text: string,
+  options: ExtractJsonOptions,
+  around: SalvagedValue | undefined,
+): SalvagedValue | undefined {
   const validator = validatorFor(options);
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   for (const candidate of repairCandidates(text)) {
+    if (
+      around !== undefined &&
+      ((candidate.source === 'embedded' && around.source !== 'embedded') ||
+        candidate.start > around.start ||
+        around.end > candidate.end)
+    ) {
+      continue;
+    }
     const original = text.slice(candidate.start, candidate.end);
     if (original.trim() === '') continue;
+    const trimmedStart = candidate.start + (original.length - original.trimStart().length);
+    const trimmedEnd = candidate.end - (original.length - original.trimEnd().length);
+    let repaired: string;
     let value: unknown;
     try {
-      value = JSON.parse(jsonrepair(original));
+      // jsonrepair recurses on nesting: a hostile depth ends here as a RangeError, not a crash.
+      repaired = jsonrepair(original);
+      value = JSON.parse(repaired);
     } catch {
       continue;
     }
     // Repair turns any word into a string: only objects and arrays count as salvaged JSON.
     if (typeof value !== 'object' || value === null) continue;
+    if (mayExceedDepth(repaired.length, maxDepth) && depthExceeds(value, maxDepth)) {
+      options.onDiagnostic?.({
+        reason: DiagnosticReason.tooDeep,
+        offset: trimmedStart,
+        excerpt: excerptAround(original.trim()),
+        message: `repaired value nested deeper than maxDepth (${maxDepth} levels); the value was dropped`,
+      });
+      continue;
+    }
     let branch: string | undefined;
     if (validator !== undefined) {
-      const result = validator.validate(value);
-      if (!result.valid) continue;
-      branch = result.branch;
+      let valid: boolean;
+      try {
+        const result = validator.validate(value);
+        valid = result.valid;
+        branch = result.branch;
+      } catch {
+        valid = false;
+      }
+      if (!valid) continue;
     }
-    const trimmedStart = candidate.start + (original.length - original.trimStart().length);
-    const trimmedEnd = candidate.end - (original.length - original.trimEnd().length);
     options.onDiagnostic?.({
       reason: DiagnosticReason.recovered,
       offset: trimmedStart,

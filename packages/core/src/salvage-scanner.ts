@@ -18,6 +18,17 @@
  *   at the start of a line, any one-word info string; an unclosed fence runs to the end);
  *   `inline` inside an inline code span (a backtick run, closed by a run of the same length
  *   on the same line); `embedded` anywhere else.
+ * - Recoveries (off with `strict`), the ones the JSONL decoder makes that apply to one value
+ *   (decision 003): a comma after a value and before a closing bracket (`[1, 2,]`,
+ *   `{"a": 1,\n}`) is dropped, and one comma after an object or array that is otherwise the
+ *   whole text (`{"a": 1},`) leaves it the document. The value is delivered with
+ *   `recovered: true` after a `recovered` diagnostic, so the recovered outer value wins and
+ *   what is nested in it is never reported on its own (a model's trailing comma must not
+ *   turn its answer into the first array inside it).
+ * - Depth guard: a value nested deeper than `maxDepth` is reported (`too-deep`, at the first
+ *   bracket past the limit) instead of delivered, before any validation, so that nothing
+ *   downstream (printing, a validator following a recursive schema) can overflow the stack.
+ *   It is still a value for the rules above: its contents are not reported either.
  *
  * Invariants:
  * 1. Chunking does not matter: any split of the same text gives the same values and
@@ -29,12 +40,17 @@
  *    characters) plus the start of the current line; prose is dropped as it is scanned.
  * 4. A value that could still be the whole document is held until the next non-whitespace
  *    character or the end of input, so streaming and one-shot results are identical.
+ * 5. Recovery costs nothing until it is needed: a candidate is scanned as plain JSON, and only
+ *    when it fails at a closing bracket right after a comma is it scanned once more from its
+ *    start, this time holding back each comma until the next character shows whether it is
+ *    trailing. Each candidate is rescanned for recovery at most once, so work stays linear.
  */
 
+import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
 import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
-import { JsonScanner, SCAN_ERROR } from './json-scanner.js';
-import type { CompiledSchema, JsonSchema } from './schema-validator.js';
+import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
+import type { CompiledSchema, JsonSchema, ValidationResult } from './schema-validator.js';
 
 export type SalvageSource = 'document' | 'fence' | 'inline' | 'embedded';
 
@@ -51,6 +67,11 @@ export interface SalvagedValue {
   readonly branch?: string;
   /** Set by `extractJson({ repair: true })` when the value was repaired near-JSON. */
   readonly repaired?: true;
+  /**
+   * Set when a documented recovery (a trailing comma) was needed: `text.slice(start, end)` is
+   * then not JSON as written. A `recovered` diagnostic just before the value says where.
+   */
+  readonly recovered?: true;
 }
 
 export interface SalvageOptions {
@@ -60,6 +81,18 @@ export interface SalvageOptions {
   readonly discriminator?: string | false;
   /** Longest candidate kept, in UTF-16 code units. Default 8 MiB; longer ones are `too-long`. */
   readonly maxCandidateLength?: number;
+  /**
+   * Deepest nesting of a value, in levels (`[]` is 1). Default 512. A deeper value is reported
+   * `too-deep` and never delivered (nor anything nested in it), so nothing downstream
+   * (printing, validation against a recursive schema, rendering) can overflow the stack on it.
+   */
+  readonly maxDepth?: number;
+  /**
+   * Turn the recoveries off: a value is delivered exactly when `JSON.parse` accepts its text.
+   * Default `false`: a trailing comma before a closing bracket, or after an object or array
+   * that is otherwise the whole text, is recovered and reported (`recovered`).
+   */
+  readonly strict?: boolean;
 }
 
 export interface SalvageSink {
@@ -98,6 +131,8 @@ const JSON_INFO = new Set(['', 'json', 'jsonl', 'jsonc', 'json5', 'ndjson']);
 const STOP_CHARS = ['{', '[', '`', '~', '\n'];
 const STOP = new Uint8Array(128);
 for (const c of STOP_CHARS) STOP[c.charCodeAt(0)] = 1;
+/** The same set, for one search when the per-character ones cannot answer (a global regex's `test` allocates nothing). */
+const STOP_SEARCH = /[{[`~\n]/g;
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
@@ -161,6 +196,57 @@ function parseValidated(text: string): unknown {
   return parseShortArray(text) ?? JSON.parse(text);
 }
 
+/** Characters a complete value (or key) ends with: only after one can a comma be trailing. */
+function endsValue(c: number): boolean {
+  return c === 0x22 || c === 0x7d || c === 0x5d || (c >= 0x30 && c <= 0x39) || c === 0x65 || c === 0x6c;
+}
+
+/**
+ * Index in `text` (a value's JSON text) of the first bracket nested deeper than `maxDepth`,
+ * or 0 when there is none. Rare (only for a value already known to be too deep), and a plain
+ * loop: the value's text is at hand and the bracket is where the diagnostic points.
+ */
+function tooDeepIndex(text: string, maxDepth: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxDepth) return i;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return 0;
+}
+
+/**
+ * Values that were nested in a candidate that failed (decision 006, rule 5): `extractJson`
+ * tries repairing the candidate around such a value before settling for it. Kept beside the
+ * records rather than on them, so that the delivered values stay exactly as documented.
+ */
+const nestedInFailure = new WeakSet<SalvagedValue>();
+
+/** True when `value` (as delivered) was found nested inside a candidate that failed. */
+export function isNestedInFailure(value: SalvagedValue): boolean {
+  return nestedInFailure.has(value);
+}
+
+/** Validates without letting a validator's exception (a bug, or a stack overflow) escape. */
+function validateSafely(validator: CompiledSchema, value: unknown): ValidationResult {
+  try {
+    return validator.validate(value);
+  } catch (error) {
+    const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { valid: false, errors: [], message: `the schema validator failed on this value (${why})` };
+  }
+}
+
 /** Recognises a fence line one character at a time: marker run, spaces, info string, spaces. */
 class FenceLine {
   marker = 0;
@@ -216,8 +302,15 @@ class FenceLine {
   }
 }
 
-/** A value on its way out; `provisional` while its inline span may still fail to close. */
-type Pending = { -readonly [K in keyof SalvagedValue]: SalvagedValue[K] } & { provisional?: boolean };
+/**
+ * A value on its way out; `provisional` while its inline span may still fail to close; `note`
+ * is its `recovered` diagnostic, sent just before it (one queue entry, so that a recovered
+ * value can still turn out to be the document).
+ */
+type Pending = { -readonly [K in keyof SalvagedValue]: SalvagedValue[K] } & {
+  provisional?: boolean;
+  note?: Diagnostic;
+};
 
 /** The open candidate; one object reused for every candidate (prose has many). */
 interface Candidate {
@@ -239,6 +332,8 @@ class Scanner implements SalvageScanner {
   private readonly sink: SalvageSink;
   private readonly validator: CompiledSchema | undefined;
   private readonly maxCandidateLength: number;
+  private readonly maxDepth: number;
+  private readonly strict: boolean;
   private readonly json = new JsonScanner();
 
   // Input kept: `retained` is the text from `retainedBase` to `received`.
@@ -268,18 +363,30 @@ class Scanner implements SalvageScanner {
   private readonly candidate: Candidate = { start: 0, source: 'embedded', fence: undefined };
   private open = false; // a candidate is being scanned
   private rescanFloor = 0;
+  private failedAt = 0; // absolute offset where the last scan failed
+
+  // Recovery of the open candidate (invariant 5).
+  private recovering = false; // rescanning it with trailing commas held back
+  private readonly dropped: number[] = []; // absolute offsets of the commas dropped, ascending
+  private heldComma = -1; // offset of a comma not yet fed, until the next character decides
+  private lastChar = 0; // last non-space character fed while recovering
+  private nestedDelivery = false; // values being delivered were nested in a failed candidate
 
   // Document detection.
   private firstText = -1; // offset of the first non-whitespace character, -1 before it
   private readonly queue: (Pending | Diagnostic)[] = []; // output held while a label is undecided
   private holdingFirst = false; // queue[0] starts at firstText and only whitespace followed yet
+  private holdComma = -1; // offset of the one comma (recovery) after the held first value
   private inlinePending = false; // the queue holds values whose inline span has not closed yet
   private scalar: JsonScanner | undefined; // viable scalar document from firstText
   private scalarEnd = -1;
 
   constructor(options: SalvageOptions, sink: SalvageSink) {
     checkPositiveInteger('maxCandidateLength', options.maxCandidateLength, 'characters');
+    checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
     this.maxCandidateLength = options.maxCandidateLength ?? DEFAULT_MAX_CANDIDATE_LENGTH;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.strict = options.strict === true;
     this.sink = sink;
     this.validator = validatorFor(options);
     this.json.track();
@@ -467,13 +574,23 @@ class Scanner implements SalvageScanner {
     return false;
   }
 
-  // Next occurrence of each stop character in `stopText` (-1: none left), valid while the
-  // same segment is processed.
-  private stopText = '';
-  private stopBase = -1;
-  private readonly stops = [-2, -2, -2, -2, -2];
+  // What the native searches for each stop character found, in absolute offsets: no
+  // occurrence in [stopFrom, stopAt) — or, with stopAt -1, in [stopFrom, stopEnd) — and one at
+  // stopAt. The input never changes, so this stays true across chunks and rescans.
+  private readonly stopAt = [-1, -1, -1, -1, -1];
+  private readonly stopFrom = [0, 0, 0, 0, 0];
+  private readonly stopEnd = [0, 0, 0, 0, 0];
 
-  /** Index in `text` of the first stop character at or after `from` (`text.length` if none). */
+  /**
+   * Index in `text` (whose first character is at absolute offset `base`) of the first stop
+   * character at or after `from` (`text.length` if none).
+   *
+   * Linear overall: each character's searches move forward from where the last one stopped, so
+   * no stretch of text is searched twice for the same character. After a rescan jumped back
+   * behind that point, one combined search runs instead, which costs only the distance to the
+   * next stop: prose the cursor then skips, and the cursor crosses each character a bounded
+   * number of times (invariant 2).
+   */
   private nextStop(text: string, base: number, from: number): number {
     const length = text.length;
     if (length - from <= 32) {
@@ -484,22 +601,33 @@ class Scanner implements SalvageScanner {
       }
       return length;
     }
-    const stops = this.stops;
-    if (text !== this.stopText || base !== this.stopBase) {
-      this.stopText = text;
-      this.stopBase = base;
-      stops.fill(-2);
-    }
-    let best = text.length;
+    const at = base + from;
+    const end = base + length;
+    const stopAt = this.stopAt;
+    const stopFrom = this.stopFrom;
+    const stopEnd = this.stopEnd;
     for (let k = 0; k < 5; k++) {
-      let at = stops[k] as number;
-      if (at !== -1 && at < from) {
-        at = text.indexOf(STOP_CHARS[k] as string, from);
-        stops[k] = at;
+      if ((stopFrom[k] as number) > at) {
+        STOP_SEARCH.lastIndex = from;
+        return STOP_SEARCH.test(text) ? STOP_SEARCH.lastIndex - 1 : length;
       }
-      if (at >= 0 && at < best) best = at;
     }
-    return best;
+    let best = end;
+    for (let k = 0; k < 5; k++) {
+      let next = stopAt[k] as number;
+      const searched = stopEnd[k] as number;
+      if (next < 0 ? searched < end : next < at) {
+        // Search only what is not known yet: past the end of the last search when it found none.
+        const searchFrom = next < 0 ? Math.max(at, searched) : at;
+        if (next >= 0 || at > searched) stopFrom[k] = at;
+        const found = text.indexOf(STOP_CHARS[k] as string, searchFrom - base);
+        next = found < 0 ? -1 : base + found;
+        stopAt[k] = next;
+        stopEnd[k] = end;
+      }
+      if (next >= 0 && next < best) best = next;
+    }
+    return best - base;
   }
 
   private pendingAtEnd(): boolean {
@@ -659,6 +787,11 @@ class Scanner implements SalvageScanner {
     this.stats.candidates++;
     this.json.reset();
     this.cursor = at;
+    if (this.recovering) {
+      this.recovering = false;
+      this.dropped.length = 0;
+      this.heldComma = -1;
+    }
   }
 
   /** Feeds the open candidate; returns true when the cursor jumped back for a rescan. */
@@ -670,16 +803,16 @@ class Scanner implements SalvageScanner {
     // the chunks end: the decision depends on the text only.
     const limit = candidate.start + this.maxCandidateLength;
     if (from < text.length) {
-      json.base = base;
-      const end = json.scan(text, from);
+      const end = this.recovering ? this.scanRecovering(text, base, from) : this.scanPlain(text, base, from);
       if (end >= 0) {
-        if (base + end > limit) return this.candidateTooLong(candidate);
-        this.completeCandidate(candidate, base + end);
+        if (end > limit) return this.candidateTooLong(candidate);
+        this.completeCandidate(candidate, end);
         return false;
       }
       if (end === SCAN_ERROR) {
-        if (base + json.errorIndex >= limit) return this.candidateTooLong(candidate);
-        return this.failCandidate(candidate, base + json.errorIndex);
+        if (this.failedAt >= limit) return this.candidateTooLong(candidate);
+        if (this.trailingCommaAt(this.failedAt)) return this.startRecovery(candidate);
+        return this.failCandidate(candidate, this.failedAt);
       }
       this.cursor = base + text.length;
       if (this.cursor > limit) return this.candidateTooLong(candidate);
@@ -699,6 +832,101 @@ class Scanner implements SalvageScanner {
     );
     if (candidate.source === 'fence') this.fenceValues++;
     return false;
+  }
+
+  /** Scans `text[from..]` as plain JSON: the absolute end of the value, SCAN_MORE, or SCAN_ERROR (`failedAt`). */
+  private scanPlain(text: string, base: number, from: number): number {
+    const json = this.json;
+    json.base = base;
+    const end = json.scan(text, from);
+    if (end >= 0) return base + end;
+    if (end === SCAN_ERROR) this.failedAt = base + json.errorIndex;
+    return end;
+  }
+
+  /**
+   * True when a plain scan failed at a closing bracket whose previous non-space character is a
+   * comma: the scanner accepted that comma, so it followed a value, and it is trailing.
+   */
+  private trailingCommaAt(at: number): boolean {
+    if (this.strict || this.recovering) return false;
+    const c = this.charAt(at);
+    if (c !== 0x7d && c !== 0x5d) return false;
+    let p = at - 1;
+    while (p > this.candidate.start && isSpace(this.charAt(p))) p--;
+    return this.charAt(p) === 0x2c;
+  }
+
+  /** Scans the open candidate again from its start, recovering trailing commas (invariant 5). */
+  private startRecovery(candidate: Candidate): boolean {
+    this.recovering = true;
+    this.dropped.length = 0;
+    this.heldComma = -1;
+    this.lastChar = 0;
+    this.json.reset();
+    this.cursor = candidate.start;
+    return true;
+  }
+
+  /**
+   * Like `scanPlain`, but each comma outside a string that follows a value is held back until
+   * the next non-space character: before `}` or `]` it is dropped (and remembered in
+   * `dropped`), before anything else it is fed as written. The text between commas goes to the
+   * scanner in slices, with `base` set so that every position it tracks stays absolute.
+   */
+  private scanRecovering(text: string, base: number, from: number): number {
+    const json = this.json;
+    const length = text.length;
+    let i = from; // next character to feed
+    let search = from; // where to look for the next comma
+    while (i < length) {
+      if (this.heldComma >= 0) {
+        while (i < length && isSpace(text.charCodeAt(i))) i++;
+        if (i === length) break;
+        const comma = this.heldComma;
+        this.heldComma = -1;
+        const c = text.charCodeAt(i);
+        if (c === 0x7d || c === 0x5d) {
+          this.dropped.push(comma);
+        } else {
+          json.base = comma;
+          if (json.scan(',', 0) === SCAN_ERROR) {
+            this.failedAt = comma;
+            return SCAN_ERROR;
+          }
+          this.lastChar = 0x2c;
+        }
+        search = i;
+      }
+      let k = text.indexOf(',', search);
+      if (k < 0) k = length;
+      const piece = i === 0 && k === length ? text : text.slice(i, k);
+      json.base = base + i;
+      const end = json.scan(piece, 0);
+      if (end >= 0) return base + i + end;
+      if (end === SCAN_ERROR) {
+        this.failedAt = base + i + json.errorIndex;
+        return SCAN_ERROR;
+      }
+      for (let p = piece.length - 1; p >= 0; p--) {
+        const c = piece.charCodeAt(p);
+        if (!isSpace(c)) {
+          this.lastChar = c;
+          break;
+        }
+      }
+      if (k === length) return SCAN_MORE;
+      if (json.inString || !endsValue(this.lastChar)) {
+        // String text, or a comma that cannot be trailing: the scanner reads it as written.
+        i = k;
+        search = k + 1;
+        continue;
+      }
+      this.heldComma = base + k;
+      i = k + 1;
+      search = i;
+    }
+    return SCAN_MORE;
   }
 
   /** Abandons a candidate that outgrew maxCandidateLength; scanning resumes just past the limit. */
@@ -722,16 +950,65 @@ class Scanner implements SalvageScanner {
   private completeCandidate(candidate: Candidate, end: number): void {
     this.open = false;
     this.cursor = end;
-    const text = this.slice(candidate.start, end);
     this.updateLineStart(candidate.start, end);
-    this.deliver(parseValidated(text), candidate.source, candidate.start, end, candidate.fence, text);
+    this.deliverRange(candidate.start, end, candidate.source, candidate.fence);
     if (this.holdingFirst) this.checkHold(end, this.received);
   }
 
-  /** Releases the held first value if anything but whitespace stands in `[from, to)`. */
+  /**
+   * Delivers the value whose text is `[start, end)` of the open (or just closed) candidate,
+   * without the commas that recovery dropped in it.
+   */
+  private deliverRange(start: number, end: number, source: SalvageSource, fence: string | undefined): void {
+    const text = this.slice(start, end);
+    const dropped = this.dropped;
+    if (!this.recovering || dropped.length === 0 || (dropped[dropped.length - 1] as number) < start) {
+      this.deliver(parseValidated(text), source, start, end, fence, text);
+      return;
+    }
+    // Binary search for the first dropped comma at or after `start`.
+    let low = 0;
+    let high = dropped.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((dropped[mid] as number) < start) low = mid + 1;
+      else high = mid;
+    }
+    let clean = '';
+    let from = start;
+    let count = 0;
+    for (let k = low; k < dropped.length && (dropped[k] as number) < end; k++) {
+      const comma = dropped[k] as number;
+      clean += text.slice(from - start, comma - start);
+      from = comma + 1;
+      count++;
+    }
+    if (count === 0) {
+      this.deliver(parseValidated(text), source, start, end, fence, text);
+      return;
+    }
+    clean += text.slice(from - start);
+    const first = dropped[low] as number;
+    this.deliver(JSON.parse(clean), source, start, end, fence, text, {
+      reason: DiagnosticReason.recovered,
+      offset: first,
+      excerpt: excerptAround(text, first - start),
+      message: `${count === 1 ? 'a trailing comma' : `${count} trailing commas`} before a closing bracket dropped (the value was not JSON as written)`,
+    });
+  }
+
+  /**
+   * Releases the held first value if anything but whitespace stands in `[from, to)` — apart
+   * from one comma right after it, which recovery allows (`{"a": 1},` is still the document).
+   */
   private checkHold(from: number, to: number): void {
     for (let p = from; p < to; p++) {
-      if (!isSpace(this.charAt(p))) {
+      const c = this.charAt(p);
+      if (!isSpace(c)) {
+        if (c === 0x2c && (this.holdComma < 0 || this.holdComma === p) && !this.strict) {
+          this.holdComma = p;
+          continue;
+        }
         this.holdingFirst = false;
         if (!this.holding) this.drain();
         return;
@@ -768,8 +1045,12 @@ class Scanner implements SalvageScanner {
       const start = children[k] as number;
       const end = children[k + 1] as number;
       if (end > limit) break;
-      const text = this.slice(start, end);
-      this.deliver(parseValidated(text), candidate.source, start, end, candidate.fence, text);
+      this.nestedDelivery = true;
+      try {
+        this.deliverRange(start, end, candidate.source, candidate.fence);
+      } finally {
+        this.nestedDelivery = false;
+      }
     }
     this.rescanFloor = Math.max(this.rescanFloor, at);
     if (rescanAt >= 0) {
@@ -806,11 +1087,24 @@ class Scanner implements SalvageScanner {
     end: number,
     fence: string | undefined,
     text: string,
+    note?: Diagnostic,
   ): void {
     if (source === 'fence') this.fenceValues++;
+    // The depth guard comes first: a validator following a recursive schema recurses too.
+    if (mayExceedDepth(text.length, this.maxDepth) && depthExceeds(value, this.maxDepth)) {
+      const at = tooDeepIndex(text, this.maxDepth);
+      this.count(DiagnosticReason.tooDeep);
+      this.output({
+        reason: DiagnosticReason.tooDeep,
+        offset: start + at,
+        excerpt: excerptAround(text, at),
+        message: `value nested deeper than maxDepth (${this.maxDepth} levels); the value was dropped`,
+      });
+      return;
+    }
     let branch: string | undefined;
     if (this.validator !== undefined) {
-      const result = this.validator.validate(value);
+      const result = validateSafely(this.validator, value);
       if (!result.valid) {
         this.count(DiagnosticReason.schema);
         this.output({
@@ -828,6 +1122,11 @@ class Scanner implements SalvageScanner {
     const record: Pending = { value, source, start, end };
     if (fence !== undefined) record.fence = fence;
     if (branch !== undefined) record.branch = branch;
+    if (note !== undefined) {
+      record.recovered = true;
+      record.note = note;
+    }
+    if (this.nestedDelivery) nestedInFailure.add(record);
     if (source === 'inline') {
       // Inline only if the span closes on this line: decided when it does, or does not.
       record.provisional = true;
@@ -858,6 +1157,12 @@ class Scanner implements SalvageScanner {
       return;
     }
     if (item.provisional !== undefined) delete item.provisional;
+    const note = item.note;
+    if (note !== undefined) {
+      delete item.note;
+      this.count(note.reason);
+      this.sink.diagnostic(note);
+    }
     this.stats.values++;
     this.sink.value(item);
   }
@@ -894,13 +1199,28 @@ class Scanner implements SalvageScanner {
       this.onlySpaceAfter(first.end)
     ) {
       first.source = 'document';
+      const comma = this.holdComma;
+      if (comma >= 0) {
+        const message = 'a comma after the document dropped (the text was not JSON as written)';
+        const from = Math.max(first.start, comma - 79);
+        first.recovered = true;
+        first.note =
+          first.note === undefined
+            ? {
+                reason: DiagnosticReason.recovered,
+                offset: comma,
+                excerpt: excerptAround(this.slice(from, comma + 1), comma - from),
+                message,
+              }
+            : { ...first.note, message: `${first.note.message}; ${message}` };
+      }
     }
     this.holdingFirst = false;
     this.drain();
   }
 
   private onlySpaceAfter(end: number): boolean {
-    for (let p = end; p < this.received; p++) if (!isSpace(this.charAt(p))) return false;
+    for (let p = end; p < this.received; p++) if (!isSpace(this.charAt(p)) && p !== this.holdComma) return false;
     return true;
   }
 
