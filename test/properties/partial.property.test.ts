@@ -1,47 +1,48 @@
 /**
  * The partial-value invariants (packages/core/src/partial-value.ts), as properties over
- * arbitrary JSON documents written with arbitrary spacing and split at arbitrary points.
+ * arbitrary JSON documents (any root) written with arbitrary spacing and split at arbitrary
+ * points, over broken JSON-like text, through the Node and Web streams in every mode, and
+ * `applyChanges` over hostile change lists.
  */
 import { test as fcTest } from '@fast-check/vitest';
 import { applyChanges, type Change, createPartialBuilder, type Diagnostic } from '@llmjson/core';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { numRuns, splitAt, splitPoints } from '../support/chunking.js';
-import { grows } from '../support/partial.js';
+import { numRuns, splitAt, splitPoints, utf8 } from '../support/chunking.js';
+import {
+  buildPartial,
+  expectNoPollution,
+  grows,
+  nodePartial,
+  prototypeKeys,
+  replay,
+  webPartial,
+} from '../support/partial.js';
 
-interface Run {
-  snapshots: unknown[];
-  changes: Change[][];
-  diagnostics: Diagnostic[];
-  final: unknown;
-  complete: boolean;
-}
-
-function build(chunks: readonly string[]): Run {
-  const snapshots: unknown[] = [];
-  const changes: Change[][] = [];
-  const diagnostics: Diagnostic[] = [];
-  const builder = createPartialBuilder(
-    {},
-    {
-      update: (value, list) => {
-        snapshots.push(value);
-        changes.push([...list]);
-      },
-      diagnostic: (d) => diagnostics.push(d),
-    },
-  );
-  for (const chunk of chunks) builder.write(chunk);
-  builder.end();
-  return { snapshots, changes, diagnostics, final: builder.value, complete: builder.complete };
-}
-
+// Any JSON document: mostly objects and arrays (with hostile keys), sometimes a bare string,
+// number or literal.
 const document = fc
   .oneof(
-    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor')), fc.jsonValue({ maxDepth: 3 }), {
-      maxKeys: 5,
-    }),
-    fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 5 }),
+    {
+      weight: 3,
+      arbitrary: fc.dictionary(
+        fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', 'prototype')),
+        fc.jsonValue({ maxDepth: 3 }),
+        {
+          maxKeys: 5,
+        },
+      ),
+    },
+    { weight: 3, arbitrary: fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 5 }) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.string({ unit: 'grapheme' }),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.integer(),
+        fc.constantFrom(true, false, null),
+      ),
+    },
   )
   .chain((value) =>
     fc.record({
@@ -54,7 +55,7 @@ describe('partial values', () => {
   fcTest.prop([document.chain((d) => fc.tuple(fc.constant(d), splitPoints(d.text.length)))], { numRuns })(
     'the final snapshot equals JSON.parse; the changes reproduce every snapshot; chunking does not matter',
     ([doc, points]) => {
-      const run = build(splitAt(doc.text, points));
+      const run = buildPartial(splitAt(doc.text, points));
       expect(run.final).toEqual(JSON.parse(doc.text));
       expect(run.complete).toBe(true);
       expect(run.diagnostics).toEqual([]);
@@ -63,7 +64,7 @@ describe('partial values', () => {
         applied = applyChanges(applied, list);
         expect(applied).toEqual(run.snapshots[i]);
       });
-      expect(build([doc.text]).final).toEqual(run.final);
+      expect(buildPartial([doc.text]).final).toEqual(run.final);
     },
   );
 
@@ -73,7 +74,7 @@ describe('partial values', () => {
       const chunks: string[] = [];
       for (let i = 0; i < doc.text.length; i += size) chunks.push(doc.text.slice(i, i + size));
       const frozen: string[] = [];
-      const run = build(chunks);
+      const run = buildPartial(chunks);
       // A snapshot handed out is never mutated afterwards.
       for (const snapshot of run.snapshots) frozen.push(JSON.stringify(snapshot));
       run.snapshots.forEach((snapshot, i) => {
@@ -87,21 +88,77 @@ describe('partial values', () => {
     'a cut document yields snapshots that the whole one extends',
     (doc, n) => {
       const cut = n % (doc.text.length + 1);
-      const run = build([doc.text.slice(0, cut)]);
-      if (run.final !== undefined) grows(run.final, JSON.parse(doc.text), false, false);
+      const run = buildPartial([doc.text.slice(0, cut)]);
+      // A number root cut off is a whole, shorter number: nothing in the text says otherwise.
+      const numberRoot = typeof doc.value === 'number';
+      if (run.final !== undefined && !numberRoot) grows(run.final, JSON.parse(doc.text), false, false);
       expect(run.diagnostics.length).toBeLessThanOrEqual(1);
+      // Only a whole document is complete.
+      if (cut < doc.text.length && !numberRoot) expect(run.complete).toBe(false);
+      expect(run.complete).toBe(run.diagnostics.length === 0);
+    },
+  );
+
+  // Text that is JSON-like but mostly broken: prose, words, brackets, escapes, control characters.
+  const jsonish = fc
+    .array(
+      fc.constantFrom(
+        '{',
+        '}',
+        '[',
+        ']',
+        '"',
+        '\\',
+        'u',
+        '00e9',
+        ',',
+        ':',
+        ' ',
+        '\n',
+        '\u0001',
+        '-',
+        '0',
+        '12',
+        '.',
+        'e',
+        'true',
+        'nul',
+        'f',
+        'x',
+        'é',
+        '😀',
+        '"a": ',
+        'Sure! ',
+        '```json\n',
+      ),
+      { maxLength: 40 },
+    )
+    .map((parts) => parts.join(''));
+
+  fcTest.prop([jsonish.chain((t) => fc.tuple(fc.constant(t), splitPoints(t.length)))], { numRuns })(
+    'any text, broken or not: chunking does not change the value, complete or the diagnostics',
+    ([text, points]) => {
+      const whole = buildPartial([text]);
+      const split = buildPartial(splitAt(text, points));
+      expect(split.final).toEqual(whole.final);
+      expect(split.complete).toBe(whole.complete);
+      expect(split.diagnostics.map((d) => [d.reason, d.offset])).toEqual(
+        whole.diagnostics.map((d) => [d.reason, d.offset]),
+      );
+      expect(replay(split.changes)).toEqual(whole.final);
+      if (whole.complete) expect(whole.diagnostics.filter((d) => d.reason !== 'schema')).toEqual([]);
     },
   );
 
   test('prose and a fence before the document are skipped; __proto__ keys are data', () => {
-    const run = build(['Sure!\n```json\n{"__proto__": {"polluted": true}, "a": [1', ', "x"]}\n```']);
+    const run = buildPartial(['Sure!\n```json\n{"__proto__": {"polluted": true}, "a": [1', ', "x"]}\n```']);
     expect(run.final).toEqual(JSON.parse('{"__proto__": {"polluted": true}, "a": [1, "x"]}'));
     expect(Object.getPrototypeOf(run.final)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   test('changes per chunk: add, append, complete', () => {
-    const run = build(['{"title": "Hel', 'lo", "items": [{"id": 1}', ']}']);
+    const run = buildPartial(['{"title": "Hel', 'lo", "items": [{"id": 1}', ']}']);
     expect(run.changes).toEqual([
       [
         { op: 'add', path: [], value: {} },
@@ -139,7 +196,7 @@ describe('partial values', () => {
       );
       for (const chunk of chunks) builder.write(chunk);
       builder.end();
-      expect(lists).toEqual(build(chunks).changes);
+      expect(lists).toEqual(buildPartial(chunks).changes);
       expect(builder.value).toEqual(JSON.parse(doc.text));
     },
   );
@@ -149,17 +206,17 @@ describe('partial values', () => {
     const text = `{"${key}": ${'9'.repeat(300)}}`;
     const chunks: string[] = [];
     for (let i = 0; i < text.length; i += 4) chunks.push(text.slice(i, i + 4));
-    expect(build(chunks).final).toEqual(JSON.parse(text));
+    expect(buildPartial(chunks).final).toEqual(JSON.parse(text));
   });
 
   test('an escape split across chunks is held back until complete', () => {
-    const run = build(['["a\\', 'u00', 'e9b\\', '"c"]']);
+    const run = buildPartial(['["a\\', 'u00', 'e9b\\', '"c"]']);
     expect(run.snapshots).toEqual([['a'], ['aéb'], ['aéb"c']]);
   });
 
   test('guards: depth, length, syntax', () => {
-    expect(build([`${'['.repeat(600)}`]).diagnostics.map((d) => d.reason)).toEqual(['too-deep']);
-    const long = build(['{"a": "', 'x'.repeat(100)]);
+    expect(buildPartial([`${'['.repeat(600)}`]).diagnostics.map((d) => d.reason)).toEqual(['too-deep']);
+    const long = buildPartial(['{"a": "', 'x'.repeat(100)]);
     expect(long.diagnostics.map((d) => d.reason)).toEqual(['truncated']);
     const limited = createPartialBuilder(
       { maxValueLength: 10 },
@@ -168,7 +225,7 @@ describe('partial values', () => {
     limited.write('{"a": "');
     limited.write('x'.repeat(20));
     expect(limited.stats.diagnostics).toEqual({ 'too-long': 1 });
-    expect(build(['{"a": 1 "b"}']).diagnostics.map((d) => d.reason)).toEqual(['syntax']);
+    expect(buildPartial(['{"a": 1 "b"}']).diagnostics.map((d) => d.reason)).toEqual(['syntax']);
   });
 });
 
@@ -215,4 +272,80 @@ describe('partial values with a schema', () => {
   test('a valid document has no diagnostics', () => {
     expect(diagnose('{"title": "ok", "items": [{"id": 1, "name": "a"}], "mode": "a"}', 3)).toEqual([]);
   });
+});
+
+describe('partial streams, Node and Web', () => {
+  const modes = ['snapshots', 'changes', 'both'] as const;
+
+  fcTest.prop([document, fc.integer({ min: 1, max: 8 }), fc.constantFrom(...modes)], {
+    numRuns: Math.ceil(numRuns / 4),
+  })(
+    'whole documents of any root end with their JSON.parse value in every mode; snapshots never repeat',
+    async (doc, size, emit) => {
+      const bytes = utf8.encode(doc.text);
+      const chunks: Uint8Array[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      const expected: unknown = JSON.parse(doc.text);
+      const core = buildPartial([doc.text]);
+      for (const [name, run] of [
+        ['node', await nodePartial(chunks, { emit })],
+        ['web', await webPartial(chunks, { emit })],
+      ] as const) {
+        expect(run.complete, name).toBe(true);
+        expect(run.value, name).toEqual(expected);
+        if (emit === 'changes') {
+          expect(replay(run.out as Change[][]), name).toEqual(expected);
+        } else if (emit === 'both') {
+          expect((run.out.at(-1) as { value: unknown }).value, name).toEqual(expected);
+        } else if (expected === null && name === 'node') {
+          // A Node object-mode stream cannot push null (decision 004).
+          expect(run.out, name).toEqual([]);
+          expect(
+            run.diagnostics.map((d) => d.reason),
+            name,
+          ).toEqual(['null-value']);
+          continue;
+        } else {
+          expect(run.out.at(-1), name).toEqual(expected);
+          run.out.forEach((snapshot, i) => {
+            if (i > 0) expect(snapshot, `${name} item ${i}`).not.toBe(run.out[i - 1]);
+          });
+        }
+        expect(run.diagnostics, name).toEqual(core.diagnostics);
+      }
+    },
+  );
+});
+
+describe('applyChanges on hostile change lists', () => {
+  const segment = fc.oneof(
+    fc.constantFrom('__proto__', 'constructor', 'prototype', 'polluted', 'toString', 'length', 'valueOf'),
+    fc.integer({ min: -1, max: 3 }),
+    fc.string({ maxLength: 3 }),
+  );
+  const change: fc.Arbitrary<Change> = fc.oneof(
+    fc.record({
+      op: fc.constant('add' as const),
+      path: fc.array(segment, { maxLength: 4 }),
+      value: fc.jsonValue({ maxDepth: 1 }),
+    }),
+    fc.record({ op: fc.constant('append' as const), path: fc.array(segment, { maxLength: 4 }), value: fc.string() }),
+    fc.record({ op: fc.constant('complete' as const), path: fc.array(segment, { maxLength: 4 }) }),
+  );
+
+  fcTest.prop([fc.option(document, { nil: undefined }), fc.array(change, { maxLength: 12 })], { numRuns })(
+    'never pollutes a prototype; refuses with a TypeError, or applies',
+    (doc, changes) => {
+      const before = prototypeKeys();
+      // Start from a real state (with hostile keys as own members) or from nothing.
+      let state: unknown = doc === undefined ? undefined : replay(buildPartial([doc.text]).changes);
+      try {
+        state = applyChanges(state, changes);
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+        expect((error as Error).message).toMatch(/^applyChanges: /);
+      }
+      expectNoPollution(before);
+    },
+  );
 });

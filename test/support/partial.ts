@@ -1,5 +1,18 @@
-/** Shared checks for partial values (packages/core/src/partial-value.ts). */
+/** Shared checks and collectors for partial values (packages/core/src/partial-value.ts and its streams). */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  applyChanges,
+  type Change,
+  createPartialBuilder,
+  type Diagnostic,
+  type PartialOptions,
+  type PartialStats,
+} from '@llmjson/core';
+import * as node from '@llmjson/node';
+import * as web from '@llmjson/web';
 import { expect } from 'vitest';
+import { readAll } from './web.js';
 
 /**
  * Asserts that `later` extends `earlier` as the partial-value invariants allow: strings only
@@ -36,4 +49,124 @@ export function grows(earlier: unknown, later: unknown, earlierDone: boolean, id
     return;
   }
   expect(later).toBe(earlier);
+}
+
+/** Everything one builder run hands out. */
+export interface PartialRun {
+  readonly snapshots: unknown[];
+  readonly changes: Change[][];
+  readonly diagnostics: Diagnostic[];
+  /** `builder.value` after `end()`. */
+  readonly final: unknown;
+  /** `builder.complete` after `end()`. */
+  readonly complete: boolean;
+  /** `builder.complete` after each write, then after `end()`. */
+  readonly completeAfter: boolean[];
+  readonly stats: PartialStats;
+}
+
+/** Feeds `chunks` to a fresh partial builder, then ends it. */
+export function buildPartial(chunks: readonly string[], options: PartialOptions = {}): PartialRun {
+  const snapshots: unknown[] = [];
+  const changes: Change[][] = [];
+  const diagnostics: Diagnostic[] = [];
+  const completeAfter: boolean[] = [];
+  const builder = createPartialBuilder(options, {
+    update: (value, list) => {
+      snapshots.push(value);
+      changes.push([...list]);
+    },
+    diagnostic: (d) => diagnostics.push(d),
+  });
+  for (const chunk of chunks) {
+    builder.write(chunk);
+    completeAfter.push(builder.complete);
+  }
+  builder.end();
+  completeAfter.push(builder.complete);
+  return {
+    snapshots,
+    changes,
+    diagnostics,
+    final: builder.value,
+    complete: builder.complete,
+    completeAfter,
+    stats: structuredClone(builder.stats),
+  };
+}
+
+/** Applies change lists in order to `undefined`, as a consumer of the changes would. */
+export function replay(lists: readonly (readonly Change[])[]): unknown {
+  let state: unknown;
+  for (const list of lists) state = applyChanges(state, list);
+  return state;
+}
+
+/** What a partial stream emitted, with its diagnostics and its final `value`, `complete` and stats. */
+export interface StreamRun {
+  readonly out: unknown[];
+  readonly diagnostics: Diagnostic[];
+  readonly value: unknown;
+  readonly complete: boolean;
+  readonly stats: PartialStats;
+}
+
+/** Pipes `chunks` through the Node `createPartialStream`. */
+export async function nodePartial(
+  chunks: readonly (string | Uint8Array)[],
+  options: Omit<node.PartialStreamOptions, 'onDiagnostic'> = {},
+): Promise<StreamRun> {
+  const diagnostics: Diagnostic[] = [];
+  const stream = node.createPartialStream({ ...options, onDiagnostic: (d) => diagnostics.push(d) });
+  const out: unknown[] = [];
+  await pipeline(Readable.from(chunks), stream, async (source: AsyncIterable<unknown>) => {
+    for await (const item of source) out.push(item);
+  });
+  return { out, diagnostics, value: stream.value, complete: stream.complete, stats: structuredClone(stream.stats) };
+}
+
+/** Pipes `chunks` through the Web `createPartialStream`. */
+export async function webPartial(
+  chunks: readonly (string | Uint8Array)[],
+  options: Omit<web.PartialStreamOptions, 'onDiagnostic'> = {},
+): Promise<StreamRun> {
+  const diagnostics: Diagnostic[] = [];
+  const stream = web.createPartialStream({ ...options, onDiagnostic: (d) => diagnostics.push(d) });
+  const out = await readAll(ReadableStream.from(chunks).pipeThrough(stream));
+  return { out, diagnostics, value: stream.value, complete: stream.complete, stats: structuredClone(stream.stats) };
+}
+
+/**
+ * Whole JSON documents whose root is a string, number or literal (as JSON text, escapes
+ * included), with surrounding whitespace in some.
+ */
+export const SCALAR_DOCUMENTS: readonly string[] = [
+  '"plain"',
+  '42',
+  'true',
+  'false',
+  'null',
+  '"\\ud83e\\uddea"',
+  '""',
+  '0',
+  '-12.5e-3',
+  '1E+2',
+  ' \n\t"spaced out"\r\n ',
+  '\n7\n',
+  '"esc\\"aped \\\\ \\/ \\n \\u00e9 tail"',
+  '"Café ☕ 日本 😀"',
+];
+
+/** Own property names of the prototypes a polluting write would reach. */
+export function prototypeKeys(): string[] {
+  return [Object.prototype, Array.prototype, Function.prototype].flatMap((p) =>
+    Reflect.ownKeys(p).map((k) => String(k)),
+  );
+}
+
+/** Asserts that no prototype was polluted since `before = prototypeKeys()`. */
+export function expectNoPollution(before: readonly string[]): void {
+  expect(prototypeKeys()).toEqual(before);
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  expect(([] as unknown as Record<string, unknown>).polluted).toBeUndefined();
 }

@@ -106,6 +106,9 @@ export async function runStreamCommand(
   let dropped = 0;
   const onDiagnostic = (d: Diagnostic, origin = mode as string) => {
     diagnosticCount++;
+    // A null document cannot travel on the Node partial stream as a snapshot: printed below, not dropped.
+    const nullDocument = mode === 'partial' && d.reason === 'null-value';
+    if (nullDocument) return;
     if (d.reason !== 'recovered' && d.reason !== 'blank' && d.reason !== 'fence') dropped++;
     const text = formatDiagnostic(d, flags.diagnostics, `llmjson ${origin}`);
     if (text !== undefined) io.stderr.write(text);
@@ -232,6 +235,7 @@ export async function runStreamCommand(
     if (mode === 'partial') {
       const complete = (engine as ReturnType<typeof createPartialStream>).complete;
       json = (engine as ReturnType<typeof createPartialStream>).value;
+      if (complete && json === null && (flags.emit ?? 'changes') === 'snapshots') await print(null);
       if (!complete || dropped > 0) {
         status = 'failed';
         failure = {

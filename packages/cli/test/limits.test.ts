@@ -307,3 +307,16 @@ describe('values as deep as the engines accept (512 levels) print', () => {
     expect(r.lines.flat()).toContainEqual({ op: 'complete', path: [] });
   });
 });
+
+describe('partial documents that are scalars', () => {
+  test.each([
+    ['null', null],
+    ['"plain"', 'plain'],
+    ['42', 42],
+  ])('%s with --emit snapshots prints its value last, exit 0', async (text, value) => {
+    const r = await runCli(['partial', '--emit', 'snapshots'], { stdin: [text, '\n'] });
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('');
+    expect(r.lines.at(-1)).toEqual(value);
+  });
+});

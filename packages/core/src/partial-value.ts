@@ -2,11 +2,12 @@
  * Partial values for live UIs: while one JSON document streams in, the best value so far and
  * the changes since the last chunk.
  *
- * Contract: `write(text)` consumes a chunk; when it changed the value, the sink receives the
- * new snapshot and the list of changes, once per `write`. `end()` reports what the end of
- * input decides. Changes are data: `{ op: 'add', path, value }` for a new key or element (or
- * the root), `{ op: 'append', path, value }` for text appended to a string, `{ op: 'complete',
- * path }` when a value closes.
+ * Contract: `write(text)` consumes a chunk; when it changed anything (a value added, text
+ * appended, a value closed), the sink receives the snapshot and the list of changes, once per
+ * `write` (`updateOn: 'values'`: only when the value itself changed). `end()` reports what the
+ * end of input decides. Changes are data: `{ op: 'add', path, value }` for a new key or element
+ * (or the root), `{ op: 'append', path, value }` for text appended to a string, `{ op:
+ * 'complete', path }` when a value closes.
  *
  * Invariants (each a property test):
  * 1. Strings only grow; partial strings are visible.
@@ -21,14 +22,35 @@
  *    one live tree is handed out: for consumers of the changes only.)
  * 7. Chunking does not matter: the final snapshot and the concatenated change lists' effect
  *    depend on the text only.
- * Prose or a fence line before the document's first `{` or `[` is skipped; text after the
- * document is ignored. `__proto__` and `constructor` keys are plain data.
+ * 8. A whole JSON document ends with its `JSON.parse` value, whatever its root; `complete` is
+ *    true only for a whole document (never after a `truncated`, `syntax`, `too-deep` or
+ *    `too-long` diagnostic).
+ *
+ * Where the document is: the first non-whitespace character of the input decides.
+ * - `{`, `[` or `"`: the document starts there (a string root grows like any string).
+ * - A word that starts like a number or literal (`-`, a digit, `t`, `f`, `n`): it is the
+ *   document when nothing but whitespace follows it to the end of input and it is a JSON
+ *   number, `true`, `false` or `null` (delivered, complete, by `end()`: a number can always
+ *   grow, and more text would make the word prose). Otherwise it is prose, as anything else is.
+ * - Prose: skipped up to the first `{` or `[`, where the document starts (a fence line before
+ *   it is prose too; a bare string, number or literal after prose is not looked for).
+ * Text after the document's closing bracket or quote is ignored, and reported by nothing.
+ * `__proto__`, `constructor` and `prototype` keys are plain data (own members).
+ * Nothing recurses on the value: copies walk the open containers with a loop, so a deep value
+ * within `maxDepth` cannot overflow the call stack.
  */
 
-import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
+import { DEFAULT_MAX_DEPTH } from './depth.js';
+import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from './diagnostics.js';
 import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
-import { type CompiledSchema, type JsonSchema, subSchemaAt } from './schema-validator.js';
+import {
+  type CompiledSchema,
+  ConfigurationError,
+  ConfigurationErrorCode,
+  type JsonSchema,
+  subSchemaAt,
+} from './schema-validator.js';
 
 export type PathSegment = string | number;
 
@@ -47,7 +69,10 @@ export interface PartialOptions {
   readonly schema?: JsonSchema;
   /** Discriminator for a `oneOf` document schema (detected by default; `false` for off). */
   readonly discriminator?: string | false;
-  /** Deepest nesting accepted. Default 512; deeper is `too-deep` and stops the document. */
+  /**
+   * Deepest nesting accepted, in levels. Default `DEFAULT_MAX_DEPTH` (512); deeper is
+   * `too-deep` and stops the document.
+   */
   readonly maxDepth?: number;
   /** Longest string or number kept while it streams, in UTF-16 code units. Default 8 MiB. */
   readonly maxValueLength?: number;
@@ -58,17 +83,35 @@ export interface PartialOptions {
    * changed in place by later writes; for consumers that only apply the changes.
    */
   readonly snapshots?: boolean;
+  /**
+   * When the sink is called. `'changes'` (default): after every write that changed anything,
+   * a value closing (`complete`) included. `'values'`: only after a write that changed the
+   * value, for sinks that read the snapshot alone (so the same snapshot never comes twice); a
+   * write that only closes values calls nothing, and its `complete` changes go with the next
+   * update, if there is one.
+   */
+  readonly updateOn?: 'changes' | 'values';
+  /**
+   * What to do with a document that is `null`: `'value'` (default) delivers it; `'report'`
+   * does not call `update` and reports a `null-value` diagnostic instead (`value` is still
+   * `null` and `complete` true), for sinks that cannot carry `null` (a Node object-mode stream
+   * of snapshots: decision 004). A `null` inside a document is always delivered.
+   */
+  readonly nullValue?: 'value' | 'report';
 }
 
 export interface PartialSink {
-  /** The value changed: the new snapshot and the changes that lead to it. */
+  /**
+   * A write changed something (with `updateOn: 'values'`: the value itself): the snapshot and
+   * the changes that lead to it.
+   */
   update(value: unknown, changes: readonly Change[]): void;
   diagnostic(diagnostic: Diagnostic): void;
 }
 
 export interface PartialStats {
   characters: number;
-  /** Snapshots delivered. */
+  /** Updates delivered (sink calls). */
   updates: number;
   /** Changes delivered. */
   changes: number;
@@ -78,7 +121,13 @@ export interface PartialStats {
 export type PartialBuilder = Engine<PartialStats> & {
   /** The current snapshot (`undefined` before the document starts). */
   readonly value: unknown;
-  /** True once the document is complete. */
+  /**
+   * True once a whole document was read: an object, array or string root from the write that
+   * holds its closing bracket or quote (text after it is ignored, so nothing later changes
+   * this); a number, `true`, `false` or `null` root at `end()`, when only whitespace followed
+   * it. Never true after a `truncated`, `syntax`, `too-deep` or `too-long` diagnostic. A
+   * `schema` diagnostic leaves it true: the document was read whole; it is just not valid.
+   */
   readonly complete: boolean;
 };
 
@@ -94,6 +143,43 @@ interface Frame {
 // The value in flight: -1 none (or a container), a string, or a number or literal.
 const KIND_STRING = 1;
 const KIND_SCALAR = 2;
+
+// Before the scanner starts, where the first non-whitespace character of the input decides.
+const PHASE_START = 0; // only whitespace so far
+const PHASE_PROSE = 1; // prose: the document starts at the first `{` or `[`
+const PHASE_WORD = 2; // a word that starts like a number or literal
+const PHASE_AFTER_WORD = 3; // whitespace after that word
+const PHASE_DOCUMENT = 4; // the scanner reads the document
+
+/** What ends a word: JSON whitespace, or a bracket (then the word was prose and the bracket opens the document). */
+const WORD_END = /[\t\n\r {[]/g;
+const OPENER = /[[{]/g;
+
+function isWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** Index of the first non-whitespace character of `text` from `from`, or `text.length`. */
+function skipWhitespace(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && isWhitespace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** True when a change list changes the value (it adds or appends), not only closes values. */
+function changesValue(changes: readonly Change[]): boolean {
+  for (const change of changes) if (change.op !== 'complete') return true;
+  return false;
+}
+
+function checkChoice(name: string, value: string | undefined, choices: readonly string[]): void {
+  if (value !== undefined && !choices.includes(value)) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `${name} must be ${choices.map((c) => `'${c}'`).join(' or ')}, got ${quoteInput(String(value))}`,
+    );
+  }
+}
 
 /** Sets `key` on an object as plain data (a `__proto__` key never touches the prototype). */
 function setKey(node: Record<string, unknown>, key: string, value: unknown): void {
@@ -154,6 +240,8 @@ class Builder implements ScanEvents {
   private readonly validator: CompiledSchema | undefined;
   private readonly snapshots: boolean;
   private readonly schema: JsonSchema | undefined;
+  private readonly valuesOnly: boolean;
+  private readonly reportNull: boolean;
 
   private root: unknown;
   private readonly frames: Frame[] = [];
@@ -167,8 +255,11 @@ class Builder implements ScanEvents {
   private received = 0;
   private carried = '';
   private carriedFrom = 0; // absolute offset where `carried` starts
-  private started = false;
-  private done = false;
+  private phase = PHASE_START;
+  private word = ''; // the word read in PHASE_WORD (at most maxValueLength characters)
+  private wordFrom = 0; // absolute offset where it starts
+  private done = false; // nothing more is read: the document closed or stopped, or input ended
+  private closed = false; // a whole document was read
 
   // The scalar or string value in flight.
   private valueKind = -1;
@@ -179,13 +270,17 @@ class Builder implements ScanEvents {
   constructor(options: PartialOptions, sink: PartialSink) {
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
     checkPositiveInteger('maxValueLength', options.maxValueLength, 'characters');
-    this.json.maxDepth = options.maxDepth ?? 512;
+    checkChoice('updateOn', options.updateOn, ['changes', 'values']);
+    checkChoice('nullValue', options.nullValue, ['value', 'report']);
+    this.json.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.maxValueLength = options.maxValueLength ?? 8 * 1024 * 1024;
     this.json.events = this;
     this.sink = sink;
     this.validator = validatorFor(options);
     this.schema = options.schema;
     this.snapshots = options.snapshots !== false;
+    this.valuesOnly = options.updateOn === 'values';
+    this.reportNull = options.nullValue === 'report';
   }
 
   get value(): unknown {
@@ -193,7 +288,7 @@ class Builder implements ScanEvents {
   }
 
   get complete(): boolean {
-    return this.done && this.root !== undefined;
+    return this.closed;
   }
 
   write(text: string): void {
@@ -204,10 +299,9 @@ class Builder implements ScanEvents {
     }
     let base = this.received;
     this.received += text.length;
-    if (!this.started) {
-      const first = text.search(/[[{]/);
+    if (this.phase !== PHASE_DOCUMENT) {
+      const first = this.findDocument(text, base);
       if (first < 0) return;
-      this.started = true;
       text = text.slice(first);
       base += first;
     }
@@ -216,23 +310,31 @@ class Builder implements ScanEvents {
     this.json.base = base;
     const end = this.json.scan(text, 0);
     if (end === SCAN_ERROR) {
-      this.fail(base + this.json.errorIndex);
-    } else if (end >= 0) {
+      // The string in flight shows its text up to the error, as it would had the chunk ended
+      // there: chunking does not matter.
+      const at = base + this.json.errorIndex;
+      this.flushString(at);
+      this.publish();
+      this.fail(at);
+      this.carried = '';
+      return;
+    }
+    if (end >= 0) {
       this.done = true;
+      this.closed = true;
       this.publish();
       this.validate(base + end);
       return;
-    } else {
-      this.flushString();
-      const open = this.json.keyOpenAt >= 0 ? this.json.keyOpenAt : this.valueKind > 0 ? this.valueFrom : -1;
-      if (open >= 0 && this.received - open > this.maxValueLength) {
-        this.report(
-          DiagnosticReason.tooLong,
-          open,
-          `a string, number or key longer than maxValueLength (${this.maxValueLength} characters); the document stops here`,
-        );
-        this.done = true;
-      }
+    }
+    this.flushString(this.received);
+    const open = this.json.keyOpenAt >= 0 ? this.json.keyOpenAt : this.valueKind > 0 ? this.valueFrom : -1;
+    if (open >= 0 && this.received - open > this.maxValueLength) {
+      this.report(
+        DiagnosticReason.tooLong,
+        open,
+        `a string, number or key longer than maxValueLength (${this.maxValueLength} characters); the document stops here`,
+      );
+      this.done = true;
     }
     this.carry();
     this.publish();
@@ -241,8 +343,9 @@ class Builder implements ScanEvents {
   end(): void {
     if (this.done) return;
     this.done = true;
-    if (!this.started) {
-      this.report(DiagnosticReason.truncated, this.received, 'no JSON object or array found');
+    if ((this.phase === PHASE_WORD || this.phase === PHASE_AFTER_WORD) && this.endWord()) return;
+    if (this.phase !== PHASE_DOCUMENT) {
+      this.report(DiagnosticReason.truncated, this.received, 'no JSON document found');
       return;
     }
     this.report(
@@ -250,6 +353,73 @@ class Builder implements ScanEvents {
       this.received,
       `input ended inside the document (${this.frames.length} open); the value so far is the last snapshot`,
     );
+  }
+
+  // ---- where the document starts ----------------------------------------------------------
+
+  /**
+   * Follows the text before the document (see the contract): returns the index in `text`
+   * (which starts at absolute offset `base`) where the scanner starts, or -1 when it does not
+   * start in this chunk.
+   */
+  private findDocument(text: string, base: number): number {
+    let i = 0;
+    if (this.phase === PHASE_START) {
+      i = skipWhitespace(text, 0);
+      if (i === text.length) return -1;
+      const c = text.charCodeAt(i);
+      if (c === 0x7b || c === 0x5b || c === 0x22) {
+        this.phase = PHASE_DOCUMENT;
+        return i;
+      }
+      if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e) {
+        this.phase = PHASE_WORD;
+        this.wordFrom = base + i;
+      } else {
+        this.phase = PHASE_PROSE;
+      }
+    }
+    if (this.phase === PHASE_WORD) {
+      WORD_END.lastIndex = i;
+      const end = WORD_END.test(text) ? WORD_END.lastIndex - 1 : text.length;
+      this.word += text.slice(i, end);
+      i = end;
+      if (this.word.length > this.maxValueLength) {
+        // Longer than any scalar kept while it streams: prose (it holds no bracket).
+        this.phase = PHASE_PROSE;
+      } else if (end === text.length) {
+        return -1;
+      } else {
+        const c = text.charCodeAt(end);
+        this.phase = c === 0x7b || c === 0x5b ? PHASE_PROSE : PHASE_AFTER_WORD;
+      }
+    }
+    if (this.phase === PHASE_AFTER_WORD) {
+      i = skipWhitespace(text, i);
+      if (i === text.length) return -1;
+      this.phase = PHASE_PROSE;
+    }
+    this.word = '';
+    OPENER.lastIndex = i;
+    if (!OPENER.test(text)) return -1;
+    this.phase = PHASE_DOCUMENT;
+    return OPENER.lastIndex - 1;
+  }
+
+  /** The input ended after a word and whitespace: the document, when the word is a JSON scalar. */
+  private endWord(): boolean {
+    let value: unknown;
+    try {
+      value = JSON.parse(this.word);
+    } catch {
+      return false;
+    }
+    this.root = value;
+    this.closed = true;
+    this.changes.push({ op: 'add', path: [], value }, { op: 'complete', path: [] });
+    this.publish();
+    this.validate(this.wordFrom + this.word.length);
+    return true;
   }
 
   // ---- scanner events -------------------------------------------------------------------
@@ -330,22 +500,33 @@ class Builder implements ScanEvents {
     else setKey(parent, segment as string, value);
   }
 
-  /** Makes the frame at `index` (and every frame above it) writable, copying what a snapshot holds. */
+  /**
+   * Makes the frame at `index` (and every frame around it) writable, copying what a snapshot
+   * holds. A frame's container is owned only if its parent's is (a copy or a new container is
+   * always linked into an owned parent), so the copies run from the outermost unowned frame
+   * inwards: a loop, never a recursion as deep as the value.
+   */
   private own(index: number): Container {
-    const frame = this.frames[index] as Frame;
-    if (!this.snapshots || this.owned.has(frame.node)) return frame.node;
-    const copy: Container = Array.isArray(frame.node) ? frame.node.slice() : { ...frame.node };
-    this.owned.add(copy);
-    frame.node = copy;
-    if (index === 0) {
-      this.root = copy;
-    } else {
-      const parent = this.own(index - 1);
-      const segment = frame.path[frame.path.length - 1] as PathSegment;
-      if (Array.isArray(parent)) parent[segment as number] = copy;
-      else setKey(parent, segment as string, copy);
+    const frames = this.frames;
+    const target = frames[index] as Frame;
+    if (!this.snapshots || this.owned.has(target.node)) return target.node;
+    let first = index;
+    while (first > 0 && !this.owned.has((frames[first - 1] as Frame).node)) first--;
+    for (let i = first; i <= index; i++) {
+      const frame = frames[i] as Frame;
+      const copy: Container = Array.isArray(frame.node) ? frame.node.slice() : { ...frame.node };
+      this.owned.add(copy);
+      frame.node = copy;
+      if (i === 0) {
+        this.root = copy;
+      } else {
+        const parent = (frames[i - 1] as Frame).node;
+        const segment = frame.path[frame.path.length - 1] as PathSegment;
+        if (Array.isArray(parent)) parent[segment as number] = copy;
+        else setKey(parent, segment as string, copy);
+      }
     }
-    return copy;
+    return target.node;
   }
 
   /** Appends the string's raw text decoded so far (up to `to`, exclusive). */
@@ -367,20 +548,31 @@ class Builder implements ScanEvents {
     return parent[path[path.length - 1] as PathSegment] as string;
   }
 
-  /** At the end of a chunk: the string in flight shows what has arrived of it. */
-  private flushString(): void {
+  /** At the end of a chunk (or an error at `to`): the string in flight shows what has arrived of it. */
+  private flushString(to: number): void {
     if (this.valueKind !== KIND_STRING) return;
-    const raw = this.text(this.stringDone, this.received);
+    const raw = this.text(this.stringDone, to);
     const held = unfinishedEscape(raw);
-    this.appendString(this.received - held, held === 0 ? raw : raw.slice(0, raw.length - held));
+    this.appendString(to - held, held === 0 ? raw : raw.slice(0, raw.length - held));
   }
 
   /** Hands the changes of this write to the sink; the snapshot becomes read-only. */
   private publish(): void {
     if (this.changes.length === 0) return;
+    // Only `complete` changes: nothing was copied, the snapshot is the one already handed out.
+    if (this.valuesOnly && !changesValue(this.changes)) return;
     const changes = this.changes;
     this.changes = [];
     if (this.snapshots) this.owned.clear();
+    if (this.root === null && this.reportNull) {
+      this.report(
+        DiagnosticReason.nullValue,
+        this.wordFrom,
+        "the document is null, which cannot be delivered as a snapshot on this stream; use emit 'both' or 'changes' to receive it (the stream's value is null and complete is true)",
+        'null',
+      );
+      return;
+    }
     this.stats.updates++;
     this.stats.changes += changes.length;
     this.sink.update(this.root, changes);
@@ -433,10 +625,12 @@ class Builder implements ScanEvents {
     );
   }
 
-  private report(reason: Diagnostic['reason'], offset: number, message: string): void {
+  private report(reason: Diagnostic['reason'], offset: number, message: string, excerpt?: string): void {
     countDiagnostic(this.stats.diagnostics, reason);
-    const from = Math.max(this.chunkBase, offset - 60);
-    const excerpt = this.chunk.slice(from - this.chunkBase, Math.max(from, offset + 1) - this.chunkBase);
+    if (excerpt === undefined) {
+      const from = Math.max(this.chunkBase, offset - 60);
+      excerpt = this.chunk.slice(from - this.chunkBase, Math.max(from, offset + 1) - this.chunkBase);
+    }
     this.sink.diagnostic({ reason, offset, excerpt: excerptAround(excerpt), message });
   }
 
@@ -492,26 +686,83 @@ function fresh(value: unknown): unknown {
 /**
  * Applies changes to a value in place, the way a UI state store would, and returns the value
  * (the root may be replaced). Containers are added empty and filled by later changes.
+ *
+ * Change lists may cross a trust boundary (relayed from a server to a browser), so each change
+ * is checked against the state it applies to, and one that the builder could not have made is
+ * refused with a TypeError naming the offending path segment: a path may only follow own
+ * object or array members that earlier changes added (never `__proto__`, `constructor` or
+ * `prototype` as inherited, so nothing reaches a prototype), an array index must be an integer
+ * from 0 to the array's length (appending), an object key a string, and `append` needs an own
+ * string. A key named `__proto__` is set as an own member with `Object.defineProperty`, so a
+ * document holding one round-trips. The changes before a refused one stay applied to the
+ * containers they reached.
  */
 export function applyChanges(value: unknown, changes: readonly Change[]): unknown {
   let root = value;
-  for (const change of changes) {
-    if (change.op === 'complete') continue;
-    const path = change.path;
+  for (let n = 0; n < changes.length; n++) {
+    const change: unknown = changes[n];
+    const op = typeof change === 'object' && change !== null ? (change as Change).op : undefined;
+    if (op === 'complete') continue;
+    if (op !== 'add' && op !== 'append') refuse(n, op, 'a change is an add, append or complete op');
+    const { path, value: added } = change as { readonly path: unknown; readonly value: unknown };
+    if (!Array.isArray(path)) refuse(n, op, 'its path is not an array');
+    if (op === 'append' && typeof added !== 'string') refuse(n, op, 'an append carries a string');
     if (path.length === 0) {
-      root = change.op === 'append' ? `${root as string}${change.value}` : fresh(change.value);
+      if (op === 'add') root = fresh(added);
+      else if (typeof root === 'string') root = `${root}${added as string}`;
+      else refuse(n, op, 'the root is not a string');
       continue;
     }
-    let parent = root as Record<string | number, unknown>;
-    for (let i = 0; i < path.length - 1; i++)
-      parent = parent[path[i] as PathSegment] as Record<string | number, unknown>;
-    const last = path[path.length - 1] as PathSegment;
-    const next = change.op === 'append' ? `${parent[last] as string}${change.value}` : fresh(change.value);
-    if (last === '__proto__') {
-      Object.defineProperty(parent, last, { value: next, writable: true, enumerable: true, configurable: true });
+    const last = path.length - 1;
+    let parent: unknown = root;
+    for (let i = 0; i < last; i++) {
+      const child = memberOf(parent, path[i]);
+      if (typeof child !== 'object' || child === null) {
+        refuse(n, op, `${where(path, i)} is not an own object or array member that an earlier change added`);
+      }
+      parent = child;
+    }
+    const segment: unknown = path[last];
+    let next: unknown;
+    if (op === 'append') {
+      const current = memberOf(parent, segment);
+      if (typeof current !== 'string') refuse(n, op, `${where(path, last)} is not an own string member`);
+      next = `${current}${added as string}`;
     } else {
-      parent[last] = next;
+      next = fresh(added);
+    }
+    if (Array.isArray(parent)) {
+      // An add appends (or replaces); an append's index was checked by memberOf.
+      if (!(Number.isInteger(segment) && (segment as number) >= 0 && (segment as number) <= parent.length)) {
+        refuse(n, op, `${where(path, last)} is not an index of the array (0 to ${parent.length})`);
+      }
+      parent[segment as number] = next;
+    } else if (typeof parent === 'object' && parent !== null && typeof segment === 'string') {
+      setKey(parent as Record<string, unknown>, segment, next);
+    } else {
+      refuse(n, op, `${where(path, last)} is not a key of an object`);
     }
   }
   return root;
+}
+
+/** Throws the TypeError for a change that `applyChanges` refuses. */
+function refuse(index: number, op: unknown, why: string): never {
+  throw new TypeError(`applyChanges: change ${index} (${quoteInput(String(op))}) refused: ${why}`);
+}
+
+/** Names a path segment in a message, quoted (a hostile one cannot make the message huge). */
+function where(path: readonly unknown[], position: number): string {
+  return `path segment ${JSON.stringify(quoteInput(String(path[position])))} (position ${position})`;
+}
+
+/** The own member of `parent` that `segment` names (an array index, an object key), or undefined. */
+function memberOf(parent: unknown, segment: unknown): unknown {
+  if (typeof parent !== 'object' || parent === null) return undefined;
+  if (Array.isArray(parent)) {
+    return Number.isInteger(segment) && (segment as number) >= 0 ? parent[segment as number] : undefined;
+  }
+  return typeof segment === 'string' && Object.hasOwn(parent, segment)
+    ? (parent as Record<string, unknown>)[segment]
+    : undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * Node adapter for the partial-value builder: while one JSON document streams in, emits the
- * value so far (a structurally shared snapshot), the changes since the last chunk, or both,
- * once per chunk that changed something. Bad input never becomes an 'error'.
+ * value so far (a structurally shared snapshot), the changes since the last chunk, or both.
+ * Bad input never becomes an 'error'.
  */
 
 import type { Transform } from 'node:stream';
@@ -14,10 +14,15 @@ import {
 } from '@llmjson/core';
 import { createTextTransform, type TextTransformOptions } from './text-transform.js';
 
-export interface PartialStreamOptions extends PartialOptions, TextTransformOptions {
+export interface PartialStreamOptions extends Omit<PartialOptions, 'updateOn' | 'nullValue'>, TextTransformOptions {
   /**
-   * What each emitted item is: `'snapshots'` (default) the value so far; `'changes'` the list
-   * of changes since the previous item; `'both'` `{ value, changes }`.
+   * What each emitted item is: `'snapshots'` (default) the value so far, once per chunk that
+   * changed it (never the same snapshot twice: a chunk that only closes values emits nothing);
+   * `'changes'` the list of changes, once per chunk that changed anything (a `complete`
+   * included); `'both'` `{ value, changes }`, as often as `'changes'`. A document that is
+   * `null` cannot travel as a snapshot (`push(null)` ends an object-mode stream): it is
+   * reported with a `null-value` diagnostic, and `value` is `null`, `complete` true; `'both'`
+   * and `'changes'` carry it (decision 004).
    */
   readonly emit?: 'snapshots' | 'changes' | 'both';
 }
@@ -26,7 +31,7 @@ export interface PartialStream extends Transform {
   readonly stats: Readonly<PartialStats>;
   /** The current value (the builder's latest snapshot, or its live tree with `snapshots: false`). */
   readonly value: unknown;
-  /** True once the document is complete. */
+  /** True once a whole document was read (the builder's `complete`: never after a cut or broken one). */
   readonly complete: boolean;
   on(event: 'diagnostic', listener: (diagnostic: Diagnostic) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
@@ -35,17 +40,18 @@ export interface PartialStream extends Transform {
 /** Creates a partial-value Transform. Throws ConfigurationError for an invalid option or schema. */
 export function createPartialStream(options: PartialStreamOptions = {}): PartialStream {
   const emit = options.emit ?? 'snapshots';
+  const builderOptions: PartialOptions =
+    emit === 'snapshots'
+      ? { ...options, updateOn: 'values', nullValue: 'report' }
+      : // Changes alone need no snapshots: the builder then copies nothing.
+        { ...options, snapshots: options.snapshots ?? emit === 'both', updateOn: 'changes', nullValue: 'value' };
   const { stream, engine } = createTextTransform(options, (output) =>
-    // Changes alone need no snapshots: the builder then copies nothing.
-    createPartialBuilder(
-      emit === 'changes' && options.snapshots === undefined ? { ...options, snapshots: false } : options,
-      {
-        update(value: unknown, changes: readonly Change[]) {
-          output.push(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
-        },
-        diagnostic: output.diagnostic,
+    createPartialBuilder(builderOptions, {
+      update(value: unknown, changes: readonly Change[]) {
+        output.push(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
       },
-    ),
+      diagnostic: output.diagnostic,
+    }),
   );
   for (const name of ['stats', 'value', 'complete'] as const) {
     Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
