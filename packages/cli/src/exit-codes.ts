@@ -4,7 +4,7 @@ export const ExitCode = {
   ok: 0,
   /** Usage or configuration error: bad flag, unreadable or invalid schema, unresolvable reference, an input or output file that cannot be used. Nothing was read. */
   usage: 2,
-  /** The model server failed: connection refused, an HTTP error, or an error event in its stream. */
+  /** The model server failed: connection refused, an HTTP error, an error event in its stream, or a timeout (`run --timeout`, `--total-timeout`). */
   provider: 3,
   /** Format error: no JSON, a schema mismatch or past `--max-length` (json), a dropped line with `--strict`, fewer than `--require N` objects. */
   format: 4,
@@ -19,8 +19,9 @@ export const EXIT_CODES_HELP = `Exit codes:
        unresolvable --schema-ref, an input file that cannot be read or is a
        directory, an output file that cannot be written); reported before any
        input is read
-  3    the model server failed: connection refused, an HTTP error status, or
-       an error event in its stream (--input, run)
+  3    the model server failed: connection refused, an HTTP error status, an
+       error event in its stream (--input, run), or it sent nothing for
+       --timeout seconds / did not finish within --total-timeout (run)
   4    format error: json mode found no JSON, it does not match the schema, or
        the answer is longer than --max-length; a dropped line with --strict;
        fewer than --require N valid objects; an answer cut off at the token

@@ -2,6 +2,7 @@
  * `llmjson run` against an OpenAI-compatible server on 127.0.0.1 that replays a recorded
  * answer as a streamed chat completion, in small writes with pauses.
  */
+import { EventEmitter, once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +28,8 @@ let server: Server;
 let baseURL = '';
 const requests: { url: string | undefined; auth: string | undefined; body: Record<string, unknown> }[] = [];
 let reply = '';
+/** Emits `closed` when the server sees the connection of a request it left hanging close. */
+const hanging = new EventEmitter();
 const varsFile = join(mkdtempSync(join(tmpdir(), 'llmjson-run-')), 'vars.json');
 writeFileSync(varsFile, JSON.stringify({ text: 'Mitochondria make ATP.', focus: ['ATP'] }));
 
@@ -39,6 +42,21 @@ async function bodyOf(request: IncomingMessage): Promise<Record<string, unknown>
 beforeAll(async () => {
   server = createServer(async (request, response) => {
     requests.push({ url: request.url, auth: request.headers.authorization, body: await bodyOf(request) });
+    const route = request.url?.split('/')[1];
+    if (route === 'stalled' || route === 'silent' || route === 'dripping') {
+      response.once('close', () => hanging.emit('closed', route));
+      // silent: not even headers. stalled: headers and the start of the answer, then nothing.
+      // dripping: a keep-alive comment every few milliseconds, and never the end.
+      if (route === 'silent') return;
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(openAISse('{"type":"entity",', 'stop').split('\n\n')[0] as string);
+      response.write('\n\n');
+      if (route === 'dripping') {
+        const timer = setInterval(() => response.write(': keep-alive\n\n'), 5);
+        response.once('close', () => clearInterval(timer));
+      }
+      return;
+    }
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     for (let i = 0; i < reply.length; i += 40) {
       response.write(reply.slice(i, i + 40));
@@ -151,5 +169,56 @@ describe('llmjson run', () => {
     expect(refused.code).toBe(3);
     expect(refused.err.trim().split('\n')).toHaveLength(1);
     expect(refused.err).toContain('llmjson: the model server at http://127.0.0.1:9/v1 failed: fetch failed');
+  });
+});
+
+describe('llmjson run --timeout', () => {
+  /** `common()` pointed at one of the server's hanging routes. */
+  const against = (route: string) => {
+    const args = common();
+    args[args.indexOf('--base-url') + 1] = baseURL.replace(/\/v1$/, `/${route}`);
+    return [...args, '--id', 'agent-kg-extract'];
+  };
+
+  test('a server that sends headers and a chunk, then stalls: exit 3, one line, the connection closed', async () => {
+    const closed = once(hanging, 'closed');
+    const r = await run([...against('stalled'), '--timeout', '0.2']);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(
+      /^llmjson run: the model server at http:\/\/127\.0\.0\.1:\d+\/stalled sent nothing for 0\.2 s \(--timeout\); giving up\n$/,
+    );
+    expect(await closed).toEqual(['stalled']);
+  });
+
+  test('a server that never sends its headers: the same', async () => {
+    const closed = once(hanging, 'closed');
+    const r = await run([...against('silent'), '--timeout', '0.2']);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(
+      /^llmjson run: the model server at \S+\/silent sent nothing for 0\.2 s \(--timeout\); giving up\n$/,
+    );
+    expect(await closed).toEqual(['silent']);
+  });
+
+  test('--total-timeout gives up on a server that keeps the line alive and never finishes', async () => {
+    const closed = once(hanging, 'closed');
+    const r = await run([...against('dripping'), '--timeout', '30', '--total-timeout', '0.2']);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(
+      /^llmjson run: the model server at \S+\/dripping did not finish within 0\.2 s \(--total-timeout\); giving up\n$/,
+    );
+    expect(await closed).toEqual(['dripping']);
+  });
+
+  test('a --timeout that is not a number of seconds is exit 2, before any call', async () => {
+    const before = requests.length;
+    for (const value of ['soon', '1e3', '-1', '']) {
+      const r = await run([...against('stalled'), `--timeout=${value}`]);
+      expect(r.code, value).toBe(2);
+      expect(r.err).toBe(`llmjson: --timeout must be a number of seconds (0: no limit), got ${value}\n`);
+    }
+    const total = await run([...against('stalled'), '--total-timeout', 'later']);
+    expect(total.code).toBe(2);
+    expect(requests.length).toBe(before);
   });
 });

@@ -79,7 +79,11 @@
  *   answer text.
  * - `truncated`: a message cut by a new one; a body that ended inside an event or before the
  *   format's end marker, naming every tool call left open.
- * - `too-long`: a line or event longer than `maxEventLength`, discarded.
+ * - `too-long`: a line or event longer than `maxEventLength`, discarded whole with one
+ *   diagnostic where it starts (excerpt: its first characters). Under SSE the unit is the event:
+ *   a line too long, or data lines that fit one by one but not joined, drop every line up to the
+ *   blank line that ends the event, so no piece of it is ever dispatched as an event of its own.
+ *   Under JSON lines the unit is the line.
  *
  * Invariants (tests in packages/core/test/provider-decoder.test.ts):
  * 1. Chunking does not matter: any split of the same body gives the same sink calls in the
@@ -88,7 +92,8 @@
  *    lifecycle events such as `response.in_progress`), or reported; `stats.ignoredEvents`
  *    counts the reported ones.
  * 3. Bounded resources: buffered text is at most one line (and one SSE event) of
- *    `maxEventLength` characters; tool-call arguments are kept for `toolCalls` (they are output).
+ *    `maxEventLength` characters; once a line or event is known to be too long, the rest of it
+ *    is counted, not kept. Tool-call arguments are kept for `toolCalls` (they are output).
  *    Work is linear in the body however small the chunks.
  */
 
@@ -322,6 +327,8 @@ const FRAMING_SSE = 1;
 const FRAMING_JSON_LINES = 2;
 const CR = 0x0d;
 const LF = 0x0a;
+/** Characters of a discarded line or event kept for its diagnostic's excerpt (quoted at most this long). */
+const EXCERPT_HEAD = 200;
 
 class Decoder implements ProviderDecoder {
   readonly stats: ProviderStats = { events: 0, ignoredEvents: 0, diagnostics: {} };
@@ -341,8 +348,14 @@ class Decoder implements ProviderDecoder {
   private atStart = true;
   private ended = false;
   private pending = '';
-  private discarding = false;
+  private discarding = false; // the line being framed is too long: its text is counted, not kept
   private discardedLength = 0;
+  private discardedHead = ''; // the first EXCERPT_HEAD characters of a discarded line
+  /**
+   * An SSE event too long to keep was reported: its lines are counted, not kept, up to the blank
+   * line that ends it, so that no piece of it is dispatched as an event of its own.
+   */
+  private skippingEvent = false;
   private skipLineFeed = false;
   private lineNumber = 0; // lines completed
   private lineStart = 0; // offset of the line being framed
@@ -351,6 +364,7 @@ class Decoder implements ProviderDecoder {
   // SSE event being assembled, and the one being dispatched.
   private eventLine = 0;
   private eventOffset = 0;
+  private eventHead = ''; // the first EXCERPT_HEAD characters of the event's lines, for a too-long excerpt
   private currentLine = 0;
   private currentOffset = 0;
   private dispatchLine = 0;
@@ -461,7 +475,9 @@ class Decoder implements ProviderDecoder {
     if (this.ended) return;
     this.ended = true;
     this.skipLineFeed = false;
-    if (this.discarding || this.pending !== '') this.completeLine('', 0, true);
+    if (this.discarding || this.pending !== '' || this.discardedLength > 0) this.completeLine('', 0, true);
+    // A discarded event cut by the end of the body was reported when it was discarded.
+    this.skippingEvent = false;
     // The end of input is on the last line if it had no line break, else on the (empty) next one.
     const endLine = this.lastLineOpen ? this.lineNumber : this.lineNumber + 1;
     if (this.framing === FRAMING_SSE && this.eventLine !== 0) {
@@ -497,10 +513,16 @@ class Decoder implements ProviderDecoder {
 
   /** Buffers text of the line being framed (no line break in `text`). */
   private append(text: string): void {
-    if (this.discarding) {
+    if (this.discarding || this.skippingEvent) {
+      // Memory stays bounded: past the limit, a line's text is counted and let go.
       this.discardedLength += text.length;
     } else if (this.pending.length + text.length > this.maxLength) {
       this.discarding = true;
+      // The head is the same however the line was chunked: the pending text holds all of it.
+      this.discardedHead =
+        this.pending.length >= EXCERPT_HEAD
+          ? this.pending.slice(0, EXCERPT_HEAD)
+          : this.pending + text.slice(0, EXCERPT_HEAD - this.pending.length);
       this.discardedLength = this.pending.length + text.length;
       this.pending = '';
     } else {
@@ -512,30 +534,70 @@ class Decoder implements ProviderDecoder {
     const lineNo = ++this.lineNumber;
     const offset = this.lineStart;
     let length: number;
-    if (this.discarding) {
+    if (this.skippingEvent) {
       length = this.discardedLength + piece.length;
+      this.discardedLength = 0;
+      // The blank line that ends the discarded event: decoding resumes with the next line.
+      if (length === 0) this.skippingEvent = false;
+    } else if (this.discarding) {
+      length = this.discardedLength + piece.length;
+      const head = this.discardedHead;
       this.discarding = false;
       this.discardedLength = 0;
-      this.tooLong(lineNo, offset, length);
+      this.discardedHead = '';
+      this.tooLong(head, lineNo, offset, length);
     } else {
       const line = this.pending === '' ? piece : this.pending + piece;
       this.pending = '';
       length = line.length;
-      if (length > this.maxLength) this.tooLong(lineNo, offset, length);
+      if (length > this.maxLength) this.tooLong(line.slice(0, EXCERPT_HEAD), lineNo, offset, length);
       else this.line(line, lineNo, offset, final);
     }
     this.lineStart = offset + length + terminator;
     this.lastLineOpen = terminator === 0;
   }
 
-  private tooLong(lineNo: number, offset: number, length: number): void {
+  /** A line longer than the limit: under SSE its whole event goes, under JSON lines the line. */
+  private tooLong(head: string, lineNo: number, offset: number, length: number): void {
+    if (this.framing === FRAMING_UNKNOWN) {
+      // The head decides the framing as the whole line would have (its first non-blank character).
+      const i = firstNonSpace(head);
+      if (i < head.length) this.framing = head.charCodeAt(i) === 0x7b ? FRAMING_JSON_LINES : FRAMING_SSE;
+    }
+    if (this.framing === FRAMING_SSE) {
+      if (this.eventLine === 0) {
+        this.eventLine = lineNo;
+        this.eventOffset = offset;
+        this.eventHead = head;
+      }
+      this.discardEvent(`its line ${lineNo} alone has ${length} characters`);
+      return;
+    }
     this.report(
       DiagnosticReason.tooLong,
       lineNo,
       offset,
-      '',
+      head,
       `line of ${length} characters is longer than maxEventLength (${this.maxLength} characters); discarded`,
     );
+  }
+
+  /**
+   * Reports the SSE event being assembled as too long, once, where it starts, and drops all of
+   * it: what the parser holds now, and every line up to the blank line that ends the event.
+   */
+  private discardEvent(why: string): void {
+    this.report(
+      DiagnosticReason.tooLong,
+      this.eventLine,
+      this.eventOffset,
+      this.eventHead,
+      `SSE event longer than maxEventLength (${this.maxLength} characters), ${why}; discarded up to the blank line that ends it`,
+    );
+    this.parser.reset();
+    this.eventLine = 0;
+    this.eventHead = '';
+    this.skippingEvent = true;
   }
 
   private line(line: string, lineNo: number, offset: number, final: boolean): void {
@@ -558,6 +620,9 @@ class Decoder implements ProviderDecoder {
       if (this.eventLine === 0) {
         this.eventLine = lineNo;
         this.eventOffset = offset;
+        this.eventHead = line.slice(0, EXCERPT_HEAD);
+      } else if (this.eventHead.length < EXCERPT_HEAD) {
+        this.eventHead += `\n${line.slice(0, EXCERPT_HEAD - this.eventHead.length - 1)}`;
       }
       this.currentLine = lineNo;
       this.currentOffset = offset;
@@ -565,7 +630,8 @@ class Decoder implements ProviderDecoder {
     this.parser.feed(`${line}\n`);
     if (this.parserOverflow) {
       this.parserOverflow = false;
-      this.parser.reset();
+      // Every line fits but the data joined does not: the rest of the event must not become one.
+      this.discardEvent('its data lines joined');
     }
   }
 
@@ -575,15 +641,8 @@ class Decoder implements ProviderDecoder {
 
   private sseError(error: ParseError): void {
     if (error.type === 'max-buffer-size-exceeded') {
+      // Reported by the line that caused it, once the parser has returned (see `line`).
       this.parserOverflow = true;
-      this.report(
-        DiagnosticReason.tooLong,
-        this.eventLine,
-        this.eventOffset,
-        '',
-        `SSE event data longer than maxEventLength (${this.maxLength} characters); discarded`,
-      );
-      this.eventLine = 0;
     } else if (error.type === 'unknown-field') {
       this.report(
         DiagnosticReason.prose,

@@ -1,5 +1,6 @@
 import { test as fcTest } from '@fast-check/vitest';
 import { ConfigurationError, createProviderDecoder, type ProviderInput } from '@llmjson/core';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { everyChunkSize, numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
 import { type Run, runProviderDecoder } from '../../../test/support/provider.js';
@@ -746,6 +747,156 @@ describe('auto detection and bad input', () => {
         usage: { inputTokens: 20, outputTokens: 10, totalTokens: 30 },
       },
     ]);
+  });
+});
+
+describe('too-long events are dropped whole, once', () => {
+  const LIMIT = 200;
+  /**
+   * Chat chunk data whose content is `text`, written over `lines` data lines (split between
+   * tokens), the content early so that lines follow the one where the data stops fitting.
+   */
+  const multiLineEvent = (text: string, lines: number, name?: string): string => {
+    const parts = [
+      '{"choices":[{"delta":',
+      `{"content":${JSON.stringify(text)}},`,
+      '"index":0,',
+      '"finish_reason":null}]}',
+    ];
+    const grouped: string[] = [];
+    const per = Math.ceil(parts.length / lines);
+    for (let i = 0; i < parts.length; i += per) grouped.push(parts.slice(i, i + per).join(''));
+    return `${name === undefined ? '' : `event: ${name}\n`}${grouped.map((g) => `data: ${g}`).join('\n')}\n\n`;
+  };
+  const done = `${sse(chunk({ content: '' }, 'stop'))}data: [DONE]\n\n`;
+
+  /** The one too-long diagnostic: where the event starts, with a short excerpt quoted from there. */
+  const expectOneTooLong = (r: Run, body: string, start: string): void => {
+    const tooLong = r.diagnostics.filter((d) => d.reason === 'too-long');
+    expect(tooLong).toHaveLength(1);
+    const [d] = tooLong;
+    expect(d).toMatchObject(at(body, start));
+    expect(d?.excerpt.length).toBeLessThanOrEqual(200);
+    expect(body.startsWith(d?.excerpt.replace(/…$/, '') ?? '', d?.offset)).toBe(true);
+    expect(d?.excerpt).not.toBe('');
+  };
+
+  test('data lines that fit one by one but not joined: no piece of the event becomes text', () => {
+    // Four data lines, the longest of 181 characters: every line fits, the data joined (232) does
+    // not, and it stops fitting at the third line, so a fourth line follows.
+    const big = multiLineEvent('z'.repeat(160), 4);
+    const body = `${multiLineEvent('a', 4)}${big}${multiLineEvent('b', 2)}${done}`;
+    const r = decode(body, 'openai', LIMIT);
+    expect(r.text).toBe('ab');
+    expectOneTooLong(r, body, big);
+    expect(r.diagnostics.map((d) => d.reason)).toEqual(['too-long']);
+    expect(r.diagnostics[0]?.message).toMatch(/SSE event longer than maxEventLength \(200 characters\)/);
+  });
+
+  test('a line too long in the middle of an event drops the lines before and after it', () => {
+    const big = `event: delta\ndata: {"choices":[{"index":0,\ndata: "delta":{"content":"${'q'.repeat(300)}"}}]}\ndata: \n\n`;
+    const body = `${sse(chunk({ content: 'a' }))}${big}${sse(chunk({ content: 'b' }))}${done}`;
+    const r = decode(body, 'openai', LIMIT);
+    expect(r.text).toBe('ab');
+    expectOneTooLong(r, body, big);
+    expect(r.diagnostics).toHaveLength(1);
+    expect(r.diagnostics[0]?.excerpt).toMatch(/^event: delta\ndata: /);
+  });
+
+  test('a too-long event at the end of the body, unterminated, is reported once', () => {
+    const big = multiLineEvent('w'.repeat(300), 3).trimEnd();
+    const body = `${sse(chunk({ content: 'a' }))}${big}`;
+    const r = decode(body, 'openai', LIMIT);
+    expect(r.text).toBe('a');
+    expectOneTooLong(r, body, big);
+    expect(r.diagnostics.map((d) => d.reason)).toEqual(['too-long', 'truncated']);
+  });
+
+  test('a too-long first line decides the framing as a whole line would (auto)', () => {
+    const sseBody = `${multiLineEvent('v'.repeat(300), 1)}${sse(chunk({ content: 'a' }, 'stop'))}`;
+    const s = decode(sseBody, 'auto', LIMIT);
+    expect(s).toMatchObject({ text: 'a', provider: 'openai' });
+    expect(s.diagnostics.map((d) => [d.reason, d.line, d.offset])).toEqual([['too-long', 1, 0]]);
+    const ndjson = `${JSON.stringify({ model: 'm', response: 'v'.repeat(300), done: false })}\n${JSON.stringify({ model: 'm', response: 'a', done: true })}\n`;
+    const n = decode(ndjson, 'auto', LIMIT);
+    expect(n).toMatchObject({ text: 'a', provider: 'ollama' });
+    expect(n.diagnostics.map((d) => [d.reason, d.line, d.offset])).toEqual([['too-long', 1, 0]]);
+  });
+
+  const ollamaLine = (response: string, done = false) => `${JSON.stringify({ model: 'llama3.2', response, done })}\r\n`;
+  const ollamaBig = ollamaLine('u'.repeat(500));
+  const ollamaBody = `${ollamaLine('a')}${ollamaBig}${ollamaLine('b')}${ollamaLine('', true)}`;
+
+  test('NDJSON (Ollama): a line longer than the limit is dropped whole with one diagnostic', () => {
+    const [big, body] = [ollamaBig, ollamaBody];
+    const r = decode(body, 'ollama', LIMIT);
+    expect(r.text).toBe('ab');
+    expectOneTooLong(r, body, big);
+    expect(r.diagnostics[0]?.message).toMatch(`line of ${big.length - 2} characters is longer than maxEventLength`);
+    expect(r.diagnostics).toHaveLength(1);
+  });
+
+  const eventArb = fc.record({
+    // Lengths spread evenly up to past the limit, so that events that fit and events that do not mix.
+    text: fc
+      .tuple(fc.string({ unit: fc.constantFrom('a', 'é', '😀', '"', ' '), maxLength: 10 }), fc.nat(170))
+      .map(([s, n]) => s + 'a'.repeat(n)),
+    lines: fc.integer({ min: 1, max: 4 }),
+    name: fc.option(fc.constant('delta'), { nil: undefined }),
+  });
+  fcTest.prop([fc.array(eventArb, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 64 })], { numRuns })(
+    'arbitrary events and splits: the answer is the events that fit, one diagnostic per other',
+    (events, positions) => {
+      const bodies = events.map((e) => multiLineEvent(e.text, e.lines, e.name));
+      const body = bodies.join('') + done;
+      // The oracle: an event fits when each of its lines and its data joined fit.
+      const fits = bodies.map((b) => {
+        const lines = b.split('\n').filter((l) => l !== '');
+        const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+        return lines.every((l) => l.length <= LIMIT) && data.join('\n').length <= LIMIT;
+      });
+      const whole = run([body], 'openai', LIMIT);
+      expect(whole.text).toBe(
+        events
+          .filter((_, i) => fits[i])
+          .map((e) => e.text)
+          .join(''),
+      );
+      expect(whole.diagnostics.map((d) => [d.reason, d.offset])).toEqual(
+        bodies.flatMap((b, i) => (fits[i] ? [] : [['too-long', body.indexOf(b)]])),
+      );
+      const points = positions.map((p) => p % (body.length + 1));
+      expect(run(splitAt(body, points), 'openai', LIMIT)).toEqual(whole);
+    },
+  );
+
+  const ndjsonWhole = run([ollamaBody], 'auto', LIMIT);
+  fcTest.prop([splitPoints(ollamaBody.length)], { numRuns })('NDJSON under arbitrary splits', (points) => {
+    expect(run(splitAt(ollamaBody, points), 'auto', LIMIT)).toEqual(ndjsonWhole);
+  });
+
+  test('memory stays bounded: once an event is too long, its text is counted, not kept', () => {
+    const reported: [string, number][] = [];
+    let text = '';
+    const decoder = createProviderDecoder(
+      { input: 'openai', maxEventLength: 1000 },
+      { text: (delta) => (text += delta), diagnostic: (d) => reported.push([d.reason, d.offset]) },
+    );
+    /** The longest string the decoder holds in its own fields (its line and event buffers). */
+    const longestHeld = () =>
+      Math.max(...Object.values(decoder).map((v: unknown) => (typeof v === 'string' ? v.length : 0)));
+    // 200 data lines of 996 characters each (each fits, the second overflows the event), then one
+    // line of 200 006, written in 7-character chunks.
+    const lines = `data: ${'x'.repeat(990)}\n`.repeat(200);
+    const body = `${lines}data: ${'y'.repeat(200_000)}`;
+    for (let i = 0; i < body.length; i += 7) {
+      decoder.write(body.slice(i, i + 7));
+      if (i % 7007 === 0) expect(longestHeld()).toBeLessThanOrEqual(1000);
+    }
+    decoder.write('\n\ndata: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\n');
+    decoder.end();
+    expect(reported).toEqual([['too-long', 0]]);
+    expect(text).toBe('ok');
   });
 });
 

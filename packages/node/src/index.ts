@@ -21,11 +21,14 @@ export {
 export { createElementStream, type ElementStream, type ElementStreamOptions } from './element-stream.js';
 export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';
 export {
+  DEFAULT_IDLE_TIMEOUT_MS,
   type LlmResult,
   type OpenAICompatibleOptions,
   type OpenAICompatibleRequest,
   openAICompatible,
   ProviderHttpError,
+  ProviderTimeoutCode,
+  ProviderTimeoutError,
 } from './openai-compatible.js';
 export { createPartialStream, type PartialStream, type PartialStreamOptions } from './partial-stream.js';
 export { createProviderStream, type ProviderStream, type ProviderStreamOptions } from './provider-stream.js';

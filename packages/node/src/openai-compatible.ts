@@ -9,9 +9,29 @@
  * stream names the model that answered). A non-2xx response rejects with a
  * `ProviderHttpError` carrying the status and the body's error message; an error the provider
  * sends inside the stream throws from the iteration. Uses the global `fetch` (Node 20).
+ *
+ * Timeouts: a server that accepts the request and then goes silent would otherwise hold the
+ * call for as long as the HTTP client's own limits (undici: 300 s for the headers, 300 s
+ * between body reads). `idleTimeoutMs` bounds each wait for the server (for the response
+ * headers, then for each piece of the body): 60 s by default. It runs only while the call
+ * waits on the server, so a consumer that is slow to iterate never trips it. `totalTimeoutMs`
+ * bounds the whole call, output included; by default there is none, because the idle timeout
+ * already catches a stalled server and a total limit would cut legitimate long answers (a
+ * local model on a CPU at 5 tokens/s takes 10 minutes for 3 000 tokens; openai-node's 10-minute
+ * `timeout` likewise covers only the wait for the headers). On expiry the request is aborted
+ * (its connection closed) and the call rejects, or the iteration throws, a
+ * `ProviderTimeoutError` whose `code` says which limit expired. The caller's `signal` aborts
+ * the same request.
  */
 
-import { createProviderDecoder, type Diagnostic, type ProviderError, type Usage } from '@llmjson/core';
+import {
+  ConfigurationError,
+  ConfigurationErrorCode,
+  createProviderDecoder,
+  type Diagnostic,
+  type ProviderError,
+  type Usage,
+} from '@llmjson/core';
 
 export interface OpenAICompatibleOptions {
   /** The API root, including its version segment: `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`. */
@@ -27,6 +47,18 @@ export interface OpenAICompatibleOptions {
   readonly extraBody?: Readonly<Record<string, unknown>>;
   /** Called with each diagnostic of the stream decoder (an event that is not JSON...). Default: none. */
   readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+  /**
+   * Longest wait for the server, in milliseconds: for the response headers, then between two
+   * pieces of the body. Default 60_000 (`DEFAULT_IDLE_TIMEOUT_MS`); `Infinity`: no limit. A
+   * server that loads the model or reads a long prompt before it sends anything, or a reasoning
+   * model that streams nothing while it thinks, may need more.
+   */
+  readonly idleTimeoutMs?: number;
+  /**
+   * Longest time for the whole call, in milliseconds, from the request to the end of the
+   * answer (the output's iteration included). Default `Infinity` (no limit: see the header).
+   */
+  readonly totalTimeoutMs?: number;
 }
 
 export interface OpenAICompatibleRequest {
@@ -60,6 +92,127 @@ export class ProviderHttpError extends Error {
   }
 }
 
+/** Default `idleTimeoutMs`: a minute of silence from a server that is streaming an answer is a stall. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+/** Which limit a `ProviderTimeoutError` reports. */
+export const ProviderTimeoutCode = {
+  /** `idleTimeoutMs`: the server sent nothing for that long. */
+  idle: 'IDLE_TIMEOUT',
+  /** `totalTimeoutMs`: the call did not finish in time. */
+  total: 'TOTAL_TIMEOUT',
+} as const;
+export type ProviderTimeoutCode = (typeof ProviderTimeoutCode)[keyof typeof ProviderTimeoutCode];
+
+/** The server did not answer in time: the request was aborted. */
+export class ProviderTimeoutError extends Error {
+  override readonly name = 'ProviderTimeoutError';
+  constructor(
+    readonly code: ProviderTimeoutCode,
+    /** The limit that expired, in milliseconds. */
+    readonly timeoutMs: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Longest delay `setTimeout` honours (a longer one fires at once): past it (24.8 days), there is no limit. */
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+function timeoutOption(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value > 0)) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `${name} must be a positive number of milliseconds (Infinity: no limit), got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function startTimer(ms: number, expire: () => void): ReturnType<typeof setTimeout> | undefined {
+  if (ms > MAX_TIMER_DELAY) return undefined;
+  const timer = setTimeout(expire, ms);
+  // A timer alone must not keep the process alive: the connection it watches does, while it is open.
+  timer.unref();
+  return timer;
+}
+
+/**
+ * One call's abort controller and its two limits. Waits on the server go through `wait`, which
+ * runs the idle timer for their duration; whatever a wait rejects with after a limit expired
+ * (the abort reason, or a custom fetch's own AbortError), the call rejects with the timeout.
+ */
+class CallLimits {
+  private readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+  private expired: ProviderTimeoutError | undefined;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly totalTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly unlink: () => void = () => undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly idleTimeoutMs: number,
+    totalTimeoutMs: number,
+    callerSignal: AbortSignal | undefined,
+  ) {
+    // Forwarded by hand rather than with AbortSignal.any, which Node 20 has only from 20.3.
+    if (callerSignal?.aborted) {
+      this.controller.abort(callerSignal.reason);
+    } else if (callerSignal !== undefined) {
+      const forward = () => this.controller.abort(callerSignal.reason);
+      callerSignal.addEventListener('abort', forward, { once: true });
+      this.unlink = () => callerSignal.removeEventListener('abort', forward);
+    }
+    this.totalTimer = startTimer(totalTimeoutMs, () =>
+      this.expire(
+        new ProviderTimeoutError(
+          ProviderTimeoutCode.total,
+          totalTimeoutMs,
+          `openai-compatible: POST ${url} did not finish within ${totalTimeoutMs / 1000} s (totalTimeoutMs); the request was aborted`,
+        ),
+      ),
+    );
+  }
+
+  /** Waits for the server to deliver `promise`, `phase` naming what it waits for in the error. */
+  async wait<T>(promise: Promise<T>, phase: string): Promise<T> {
+    const ms = this.idleTimeoutMs;
+    this.idleTimer = startTimer(ms, () =>
+      this.expire(
+        new ProviderTimeoutError(
+          ProviderTimeoutCode.idle,
+          ms,
+          `openai-compatible: POST ${this.url}: the server sent nothing for ${ms / 1000} s ${phase} (idleTimeoutMs); the request was aborted`,
+        ),
+      ),
+    );
+    try {
+      return await promise;
+    } catch (error) {
+      throw this.expired ?? error;
+    } finally {
+      clearTimeout(this.idleTimer);
+    }
+  }
+
+  /** The call is over (answered, failed or abandoned): no timer may fire for it any more. */
+  close(): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.totalTimer);
+    this.unlink();
+  }
+
+  private expire(error: ProviderTimeoutError): void {
+    if (this.expired !== undefined || this.signal.aborted) return;
+    this.expired = error;
+    // Aborting the fetch closes the connection, so the stalled server is not left holding a socket.
+    this.controller.abort(error);
+  }
+}
+
 /** The error message inside an error response body (`{error: {message}}`, `{error: "..."}`, `{message}`, `{detail}`). */
 function errorMessage(body: string): string {
   try {
@@ -87,6 +240,8 @@ export function openAICompatible(
   const url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
   const fetchImpl = options.fetch ?? fetch;
   const extraBody = options.extraBody ?? {};
+  const idleTimeoutMs = timeoutOption('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
+  const totalTimeoutMs = timeoutOption('totalTimeoutMs', options.totalTimeoutMs, Number.POSITIVE_INFINITY);
   return async (request) => {
     const messages = [
       ...(request.system === undefined ? [] : [{ role: 'system', content: request.system }]),
@@ -108,14 +263,20 @@ export function openAICompatible(
     const headers = new Headers({ 'content-type': 'application/json', accept: 'text/event-stream' });
     if (options.apiKey !== undefined) headers.set('authorization', `Bearer ${options.apiKey}`);
     for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-    const response = await fetchImpl(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-    });
+    const limits = new CallLimits(url, idleTimeoutMs, totalTimeoutMs, request.signal);
+    let response: Response;
+    try {
+      response = await limits.wait(
+        fetchImpl(url, { method: 'POST', headers, body: JSON.stringify(body), signal: limits.signal }),
+        'before its response headers',
+      );
+    } catch (error) {
+      limits.close();
+      throw error;
+    }
     if (!response.ok) {
-      const text = await response.text().catch(() => '');
+      const text = await limits.wait(response.text(), 'in its error response').catch(() => '');
+      limits.close();
       throw new ProviderHttpError(
         response.status,
         text,
@@ -123,7 +284,10 @@ export function openAICompatible(
       );
     }
     const stream = response.body;
-    if (stream === null) throw new Error(`openai-compatible: POST ${url} returned no body`);
+    if (stream === null) {
+      limits.close();
+      throw new Error(`openai-compatible: POST ${url} returned no body`);
+    }
 
     const result: LlmResult = { output: answer(), provider: 'openai-compatible', model: options.model };
     async function* answer(): AsyncGenerator<string> {
@@ -145,7 +309,7 @@ export function openAICompatible(
       let finished = false;
       try {
         for (;;) {
-          const { done, value } = await reader.read();
+          const { done, value } = await limits.wait(reader.read(), 'in the middle of its answer');
           if (done) break;
           decoder.write(utf8.decode(value, { stream: true }));
           yield* texts.splice(0);
@@ -170,6 +334,7 @@ export function openAICompatible(
         // Stopped early (a `break`, an error): release the connection.
         if (!finished) await reader.cancel().catch(() => undefined);
         reader.releaseLock();
+        limits.close();
       }
     }
     return result;

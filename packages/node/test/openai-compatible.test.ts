@@ -1,9 +1,10 @@
+import { EventEmitter, once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { openAICompatible, ProviderHttpError } from '@llmjson/node';
+import { ConfigurationError, openAICompatible, ProviderHttpError } from '@llmjson/node';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chunkBytes, utf8 } from '../../../test/support/chunking.js';
 import { corpus } from '../../../test/support/corpora.js';
@@ -62,6 +63,18 @@ interface Seen {
 let server: Server;
 let baseURL: string;
 const seen: Seen[] = [];
+/** Emits a route's path when the server sees the connection of a request to it close. */
+const closes = new EventEmitter();
+
+/** Resolves when the server sees the connection to `route` close; fails the test if it never does. */
+function connectionClosed(route: string): Promise<unknown> {
+  return Promise.race([
+    once(closes, route),
+    delay(10_000).then(() => {
+      throw new Error(`the server never saw the connection to ${route} close`);
+    }),
+  ]);
+}
 
 async function readBody(request: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];
@@ -116,6 +129,27 @@ beforeAll(async () => {
           [chatChunk({ content: 'Par' }), chatChunk({ content: 'is' })].map((e) => `data: ${e}\n\n`).join(''),
         ),
       );
+    }
+    if (path.startsWith('/stalled/') || path.startsWith('/silent/') || path.startsWith('/dripping/')) {
+      response.once('close', () => closes.emit(path.split('/')[1] as string));
+    }
+    if (path === '/stalled/chat/completions') {
+      // Headers and one event, then nothing, with the connection open: a hung server.
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(`data: ${chatChunk({ content: 'Par' })}\n\n`);
+      return;
+    }
+    if (path === '/silent/chat/completions') {
+      // The request is read, and no response (not even headers) ever comes.
+      return;
+    }
+    if (path === '/dripping/chat/completions') {
+      // Never silent for long, never finished: a keep-alive comment every few milliseconds.
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(`data: ${chatChunk({ content: 'Par' })}\n\n`);
+      const timer = setInterval(() => response.write(': keep-alive\n\n'), 5);
+      response.once('close', () => clearInterval(timer));
+      return;
     }
     if (path === '/lingering/chat/completions') {
       // The answer and [DONE], then the connection stays open.
@@ -244,5 +278,98 @@ describe('openAICompatible', () => {
     const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local' });
     await consume((await llm({ prompt: 'Items?', responseType: 'json' })).output);
     expect((seen.at(-1) as Seen).body).not.toHaveProperty('response_format');
+  });
+});
+
+describe('openAICompatible timeouts', () => {
+  /** Consumes `output`, returning the pieces before the error it throws. */
+  async function consumeUntilError(output: AsyncIterable<string>): Promise<{ pieces: string[]; error: unknown }> {
+    const pieces: string[] = [];
+    try {
+      for await (const piece of output) pieces.push(piece);
+    } catch (error) {
+      return { pieces, error };
+    }
+    throw new Error('the output ended without an error');
+  }
+
+  test('a server that sends headers and one chunk, then stalls: ProviderTimeoutError, and the connection is closed', async () => {
+    const closed = connectionClosed('stalled');
+    const llm = openAICompatible({ baseURL: `${baseURL}/stalled`, model: 'local', idleTimeoutMs: 100 });
+    const result = await llm({ prompt: 'Hi' });
+    const { pieces, error } = await consumeUntilError(result.output);
+    expect(pieces).toEqual(['Par']);
+    expect(error).toMatchObject({ name: 'ProviderTimeoutError', code: 'IDLE_TIMEOUT', timeoutMs: 100 });
+    expect((error as Error).message).toMatch(
+      /^openai-compatible: POST http:\/\/127\.0\.0\.1:\d+\/stalled\/chat\/completions: the server sent nothing for 0\.1 s in the middle of its answer \(idleTimeoutMs\); the request was aborted$/,
+    );
+    await closed;
+  });
+
+  test('a server that never sends its headers: the call itself rejects, and the connection is closed', async () => {
+    const closed = connectionClosed('silent');
+    const llm = openAICompatible({ baseURL: `${baseURL}/silent`, model: 'local', idleTimeoutMs: 100 });
+    const call = llm({ prompt: 'Hi' });
+    await expect(call).rejects.toMatchObject({ name: 'ProviderTimeoutError', code: 'IDLE_TIMEOUT' });
+    await expect(call).rejects.toThrow(/sent nothing for 0\.1 s before its response headers/);
+    await closed;
+  });
+
+  test('totalTimeoutMs bounds a server that never goes silent and never finishes', async () => {
+    const closed = connectionClosed('dripping');
+    const llm = openAICompatible({
+      baseURL: `${baseURL}/dripping`,
+      model: 'local',
+      idleTimeoutMs: 10_000,
+      totalTimeoutMs: 150,
+    });
+    const { pieces, error } = await consumeUntilError((await llm({ prompt: 'Hi' })).output);
+    expect(pieces).toEqual(['Par']);
+    expect(error).toMatchObject({ name: 'ProviderTimeoutError', code: 'TOTAL_TIMEOUT', timeoutMs: 150 });
+    expect((error as Error).message).toMatch(/did not finish within 0\.15 s \(totalTimeoutMs\)/);
+    await closed;
+  });
+
+  test("the caller's signal still aborts the call, with the caller's reason, not a timeout", async () => {
+    const closed = connectionClosed('stalled');
+    const controller = new AbortController();
+    const llm = openAICompatible({ baseURL: `${baseURL}/stalled`, model: 'local' });
+    const result = await llm({ prompt: 'Hi', signal: controller.signal });
+    const pieces: string[] = [];
+    const reason = new Error('the user pressed stop');
+    await expect(
+      (async () => {
+        for await (const piece of result.output) {
+          pieces.push(piece);
+          controller.abort(reason);
+        }
+      })(),
+    ).rejects.toBe(reason);
+    expect(pieces).toEqual(['Par']);
+    await closed;
+  });
+
+  test('the idle timer runs only while the call waits on the server: a slow consumer never trips it', async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local', idleTimeoutMs: 300 });
+    const result = await llm({ prompt: 'Hi' });
+    let text = '';
+    for await (const piece of result.output) {
+      // The first pause is twice the idle limit; the server has finished by then.
+      if (text === '') await delay(600);
+      text += piece;
+    }
+    expect(text).toBe(served.text);
+  });
+
+  test('invalid limits are configuration errors', () => {
+    for (const idleTimeoutMs of [0, -1, Number.NaN]) {
+      expect(() => openAICompatible({ baseURL, model: 'm', idleTimeoutMs })).toThrow(ConfigurationError);
+    }
+    expect(() => openAICompatible({ baseURL, model: 'm', totalTimeoutMs: 0 })).toThrow(
+      /totalTimeoutMs must be a positive number of milliseconds/,
+    );
+    expect(() =>
+      openAICompatible({ baseURL, model: 'm', idleTimeoutMs: Number.POSITIVE_INFINITY, totalTimeoutMs: 1e12 }),
+    ).not.toThrow();
   });
 });
