@@ -320,3 +320,56 @@ describe('partial documents that are scalars', () => {
     expect(r.lines.at(-1)).toEqual(value);
   });
 });
+
+describe('schemas that would hang or overflow: refused before any input is read', () => {
+  const schemas = {
+    'self.schema.json': { $ref: '#' },
+    'all-of.schema.json': { allOf: [{ $ref: '#' }] },
+    'lookahead.schema.json': { type: 'string', pattern: '^(?=a)' },
+  };
+  const setup = () => {
+    const dir = scratch();
+    for (const [name, schema] of Object.entries(schemas)) writeFileSync(join(dir, name), JSON.stringify(schema));
+    return dir;
+  };
+
+  test.each(['jsonl', 'json', 'salvage', 'partial'])(
+    '%s: every such --schema is exit 2 with one line',
+    async (mode) => {
+      const dir = setup();
+      for (const name of Object.keys(schemas)) {
+        // No stdin: it never ends, so a command that read it first would hang the test.
+        const r = await runCli([mode, '--schema', name], { cwd: dir });
+        expect(r.code, name).toBe(2);
+        expect(stderrLines(r.err), name).toEqual([expect.stringMatching(/SCHEMA_INVALID: .*(cycle|linear-time)/)]);
+      }
+    },
+  );
+
+  test('check: a catalog whose prompts hold such schemas is exit 2, each problem named', async () => {
+    const dir = scratch();
+    writeFileSync(
+      join(dir, 'prompts.json'),
+      JSON.stringify({
+        prompts: {
+          loop: { prompt: 'x', 'response-type': 'json', schema: { allOf: [{ $ref: '#' }] } },
+          redos: { prompt: 'x', 'response-type': 'jsonl', schema: { pattern: '^(?!a)' } },
+        },
+      }),
+    );
+    const r = await runCli(['check', 'prompts.json'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/prompt "loop": SCHEMA_INVALID: .*# -> #\/allOf\/0 -> #/);
+    expect(r.err).toMatch(/prompt "redos": SCHEMA_INVALID: .*"\^\(\?!a\)"/);
+  });
+
+  test('a catastrophic pattern validates at once: 40 characters of "a…a!" are a schema diagnostic', async () => {
+    const input = `${JSON.stringify({ word: `${'a'.repeat(39)}!` })}\n{"word":"aaa"}\n`;
+    const r = await runCli(['jsonl', '--schema', 'fixtures/schemas/catastrophic-pattern.schema.json'], {
+      stdin: [input],
+    });
+    expect(r.code).toBe(0);
+    expect(r.lines).toEqual([{ word: 'aaa' }]);
+    expect(r.err).toMatch(/line 1.*schema: at \/word: must match pattern/);
+  });
+});
