@@ -13,7 +13,7 @@
  * become the template's variables.
  */
 
-import type { JsonSchema } from '@llmjson/core';
+import { type JsonSchema, quoteInput } from '@llmjson/core';
 import Handlebars from 'handlebars';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 import type { ResponseType } from './llm.js';
@@ -59,7 +59,7 @@ export function configProblems(config: unknown): ConfigProblem[] {
   for (const key of Object.keys(config)) {
     if (key !== 'system' && key !== 'prompts') {
       problems.push({
-        message: `unknown key ${JSON.stringify(key)} at the top level (expected "system" and "prompts")`,
+        message: `unknown key ${JSON.stringify(quoteInput(key))} at the top level (expected "system" and "prompts")`,
       });
     }
   }
@@ -79,7 +79,7 @@ export function configProblems(config: unknown): ConfigProblem[] {
     for (const key of Object.keys(entry)) {
       if (!ENTRY_KEYS.has(key)) {
         const hint = key === 'response_type' || key === 'responseType' ? ' (did you mean "response-type"?)' : '';
-        problem(`unknown key ${JSON.stringify(key)}${hint}; allowed: ${[...ENTRY_KEYS].join(', ')}`);
+        problem(`unknown key ${JSON.stringify(quoteInput(key))}${hint}; allowed: ${[...ENTRY_KEYS].join(', ')}`);
       }
     }
     if (typeof entry.prompt !== 'string') {
@@ -120,7 +120,7 @@ export function checkPromptConfig(config: unknown): PromptConfig {
     throw new ContractConfigurationError(
       ContractErrorCode.promptInvalid,
       `invalid prompt configuration: ${problems
-        .map((p) => (p.promptId === undefined ? p.message : `prompt "${p.promptId}": ${p.message}`))
+        .map((p) => (p.promptId === undefined ? p.message : `prompt "${quoteInput(p.promptId)}": ${p.message}`))
         .join('; ')}`,
       first.promptId === undefined ? {} : { promptId: first.promptId },
     );
@@ -172,7 +172,7 @@ export function renderTemplate(template: string, variables: Variables, promptId?
   } catch (cause) {
     const message = (cause as Error).message;
     const missing = /^"([^"]+)" not defined in .* - (\d+):(\d+)$/.exec(message);
-    const where = promptId === undefined ? 'the template' : `prompt "${promptId}"`;
+    const where = promptId === undefined ? 'the template' : `prompt "${quoteInput(promptId)}"`;
     throw new ContractConfigurationError(
       ContractErrorCode.variablesInvalid,
       missing === null

@@ -24,7 +24,7 @@
  * throws, and what `onDiagnostic` throws, reaches the caller unchanged (they are not answers).
  */
 
-import { createElementScanner, createJsonlDecoder, type Diagnostic, type JsonSchema } from '@llmjson/core';
+import { createElementScanner, createJsonlDecoder, type Diagnostic, type JsonSchema, quoteInput } from '@llmjson/core';
 import { type CatalogReport, checkCatalog } from './catalog.js';
 import { createEnvelope, type Envelope, type EnvelopeError } from './envelope.js';
 import { ContractConfigurationError, ContractErrorCode, ContractValidationError } from './errors.js';
@@ -111,7 +111,7 @@ class Manager implements PromptManager {
     if (entry === undefined) {
       throw new ContractConfigurationError(
         ContractErrorCode.promptInvalid,
-        `no prompt with id ${JSON.stringify(id)}; the configuration has: ${this.ids.join(', ') || 'none'}`,
+        `no prompt with id ${JSON.stringify(quoteInput(id))}; the configuration has: ${this.ids.join(', ') || 'none'}`,
         { promptId: id },
       );
     }
@@ -120,7 +120,7 @@ class Manager implements PromptManager {
 
   render(id: string, vars: Variables): { system?: string; prompt: string } {
     const entry = this.entry(id);
-    const variables = checkVariables(vars, `the variables of prompt "${id}"`);
+    const variables = checkVariables(vars, `the variables of prompt "${quoteInput(id)}"`);
     const prompt = renderTemplate(entry.prompt, variables, id);
     const systemTemplate = entry.system ?? this.config.system;
     return systemTemplate === undefined
@@ -138,7 +138,7 @@ class Manager implements PromptManager {
         schema = this.registry.resolve(entry.schema_ref).schema;
       } catch (error) {
         if (error instanceof ContractConfigurationError) {
-          throw new ContractConfigurationError(error.code, `prompt "${id}": ${error.message}`, {
+          throw new ContractConfigurationError(error.code, `prompt "${quoteInput(id)}": ${error.message}`, {
             promptId: id,
             ref: entry.schema_ref,
             ...(error.file === undefined ? {} : { file: error.file }),
@@ -152,14 +152,16 @@ class Manager implements PromptManager {
     } else if (responseType !== 'text') {
       throw new ContractConfigurationError(
         ContractErrorCode.schemaRefMissing,
-        `prompt "${id}" has response-type "${responseType}" but declares no schema: add "schema" (inline) or "schema_ref"`,
+        `prompt "${quoteInput(id)}" has response-type "${responseType}" but declares no schema: add "schema" (inline) or "schema_ref"`,
         { promptId: id },
       );
     }
     if (schema !== undefined) {
       compileContractSchema(
         schema,
-        entry.schema_ref === undefined ? `the schema of prompt "${id}"` : `schema "${entry.schema_ref}"`,
+        entry.schema_ref === undefined
+          ? `the schema of prompt "${quoteInput(id)}"`
+          : `schema "${quoteInput(entry.schema_ref)}"`,
         entry.discriminator === undefined ? {} : { discriminator: entry.discriminator },
         { promptId: id },
       );

@@ -20,7 +20,7 @@
  *    reason, offset and message a character-by-character scan gives (see `checkElement`).
  */
 
-import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
+import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from './diagnostics.js';
 import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
 import { ConfigurationError, ConfigurationErrorCode, elementSchemaAt, type JsonSchema } from './schema-validator.js';
@@ -73,7 +73,7 @@ export function parseElementPath(path: string): string[] {
   if (!/^\$(\.[A-Za-z_$][\w$-]*)+$/.test(path)) {
     throw new ConfigurationError(
       ConfigurationErrorCode.optionInvalid,
-      `path must be "$" or "$.key" with dot-separated keys (letters, digits, _, $, -), got ${JSON.stringify(path)}`,
+      `path must be "$" or "$.key" with dot-separated keys (letters, digits, _, $, -), got ${JSON.stringify(quoteInput(path))}`,
     );
   }
   return path.slice(2).split('.');
