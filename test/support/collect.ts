@@ -9,6 +9,8 @@ import {
   type JsonlStats,
 } from '@llmjson/core';
 import { createJsonlStream, type JsonlStreamOptions } from '@llmjson/node';
+import { expect } from 'vitest';
+import { everyChunkSize } from './chunking.js';
 
 export interface Collected {
   values: unknown[];
@@ -34,6 +36,24 @@ export function decodeChunks(chunks: readonly string[], options: JsonlOptions = 
   for (const chunk of chunks) decoder.write(chunk);
   decoder.end();
   return { values, records, diagnostics, stats: structuredClone(decoder.stats) };
+}
+
+/**
+ * Decodes `text` whole and at every chunk size 1..`maxSize`; asserts that every chunking gives
+ * the same records, diagnostics and stats and that every line is accounted for, and returns
+ * the whole-text result.
+ */
+export function decodeEverySplit(text: string, options: JsonlOptions = {}, maxSize = 64): Collected {
+  const whole = decodeChunks([text], options);
+  for (const [label, chunks] of everyChunkSize(text, maxSize)) {
+    const chunked = decodeChunks(chunks, options);
+    expect(chunked.records, label).toEqual(whole.records);
+    expect(chunked.diagnostics, label).toEqual(whole.diagnostics);
+    expect(chunked.stats, label).toEqual(whole.stats);
+  }
+  const { stats } = whole;
+  expect(stats.valueLines + stats.skippedLines + stats.reportedLines).toBe(stats.lines);
+  return whole;
 }
 
 /** Pipes `chunks` (strings or bytes) through `createJsonlStream` in records mode. */

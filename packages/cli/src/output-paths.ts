@@ -10,6 +10,7 @@
 import { accessSync, constants, type ReadStream, type Stats, statSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { type Envelope, writeOutputFile } from '@llmjson/contracts';
 import { quoteInput } from '@llmjson/core';
 import { UsageError } from './exit-codes.js';
 
@@ -95,4 +96,17 @@ export async function openInputFile(cwd: string, file: string): Promise<ReadStre
     throw new UsageError(`${name}: it is a directory`);
   }
   return handle.createReadStream();
+}
+
+/**
+ * Writes the envelope to an `--output-file` checked by `writableFile` before any input was
+ * read, so a failure here is a change since (a full disk, a file made read-only): one line,
+ * exit 2, never a stack trace after the work is done.
+ */
+export function writeCheckedOutputFile(envelope: Envelope, path: string, given: string): void {
+  try {
+    writeOutputFile(envelope, path);
+  } catch (error) {
+    throw new UsageError(`--output-file ${quoteInput(given)}: cannot write it (${fileProblem(error)})`);
+  }
 }

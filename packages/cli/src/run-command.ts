@@ -10,12 +10,12 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createPromptManager, type Envelope, parseVariables, writeOutputFile } from '@llmjson/contracts';
+import { createPromptManager, type Envelope, parseVariables } from '@llmjson/contracts';
 import { quoteInput } from '@llmjson/core';
 import { openAICompatible, ProviderHttpError } from '@llmjson/node';
 import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
-import { fileProblem, writableFile } from './output-paths.js';
+import { writableFile, writeCheckedOutputFile } from './output-paths.js';
 import { registryFor } from './schema-options.js';
 import { type Io, lineWriter } from './stream-command.js';
 
@@ -131,16 +131,7 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
     return ExitCode.provider;
   }
   if (flags.api === true) await stdout.write(`${JSON.stringify(envelope)}\n`);
-  if (outputFile !== undefined) {
-    try {
-      writeOutputFile(envelope, outputFile);
-    } catch (error) {
-      // Checked before the call, so only a change since (a full disk, a file made read-only).
-      throw new UsageError(
-        `--output-file ${quoteInput(flags.outputFile ?? '')}: cannot write it (${fileProblem(error)})`,
-      );
-    }
-  }
+  if (outputFile !== undefined) writeCheckedOutputFile(envelope, outputFile, flags.outputFile ?? '');
   if (envelope.status !== 'succeeded') {
     const error = envelope.error;
     io.stderr.write(`llmjson: ${envelope.status}: ${error?.detail ?? error?.reason ?? ''}: ${error?.message ?? ''}\n`);

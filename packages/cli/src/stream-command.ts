@@ -6,7 +6,7 @@
  */
 
 import type { Readable, Writable } from 'node:stream';
-import { canonicalJson, createEnvelope, isTruncated, parseJsonResponse, writeOutputFile } from '@llmjson/contracts';
+import { canonicalJson, createEnvelope, isTruncated, parseJsonResponse } from '@llmjson/contracts';
 import { type Diagnostic, type JsonSchema, quoteInput } from '@llmjson/core';
 import {
   createElementStream,
@@ -18,7 +18,7 @@ import {
 } from '@llmjson/node';
 import { type DiagnosticsFormat, formatDiagnostic, MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
-import { fileProblem, openInputFile, writableFile } from './output-paths.js';
+import { openInputFile, writableFile, writeCheckedOutputFile } from './output-paths.js';
 import type { Context, SchemaFlags } from './schema-options.js';
 import { schemaFromFlags } from './schema-options.js';
 
@@ -315,16 +315,7 @@ export async function runStreamCommand(
     error: failure,
   });
   if (flags.api === true) await stdout.write(`${JSON.stringify(envelope)}\n`);
-  if (outputFile !== undefined) {
-    try {
-      writeOutputFile(envelope, outputFile);
-    } catch (error) {
-      // Checked before reading, so only a change since (a full disk, a file made read-only).
-      throw new UsageError(
-        `--output-file ${quoteInput(flags.outputFile ?? '')}: cannot write it (${fileProblem(error)})`,
-      );
-    }
-  }
+  if (outputFile !== undefined) writeCheckedOutputFile(envelope, outputFile, flags.outputFile ?? '');
   void diagnosticCount;
   return code;
 }

@@ -1,21 +1,9 @@
-import { ConfigurationError, type JsonlOptions, parseJsonl } from '@llmjson/core';
+import { ConfigurationError, parseJsonl } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
-import { everyChunkSize } from '../../../test/support/chunking.js';
-import { type Collected, decodeChunks } from '../../../test/support/collect.js';
+import { type Collected, decodeEverySplit } from '../../../test/support/collect.js';
 
 /** Decodes `text` whole and at every chunk size 1..64; asserts they agree and returns the result. */
-function decode(text: string, options: JsonlOptions = {}): Collected {
-  const whole = decodeChunks([text], options);
-  for (const [label, chunks] of everyChunkSize(text)) {
-    const chunked = decodeChunks(chunks, options);
-    expect(chunked.records, label).toEqual(whole.records);
-    expect(chunked.diagnostics, label).toEqual(whole.diagnostics);
-    expect(chunked.stats, label).toEqual(whole.stats);
-  }
-  const { stats } = whole;
-  expect(stats.valueLines + stats.skippedLines + stats.reportedLines).toBe(stats.lines);
-  return whole;
-}
+const decode = decodeEverySplit;
 
 const brief = (r: Collected) => r.diagnostics.map((d) => [d.reason, d.line, d.endLine ?? d.line]);
 

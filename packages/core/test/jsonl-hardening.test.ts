@@ -3,23 +3,11 @@
  * with deep values, exceptions from the consumer, and classic Mac OS line breaks. Each runs
  * whole and at every chunk size 1..64.
  */
-import { createJsonlDecoder, type JsonlOptions, parseJsonl } from '@llmjson/core';
+import { createJsonlDecoder, parseJsonl } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
-import { everyChunkSize } from '../../../test/support/chunking.js';
-import { type Collected, decodeChunks } from '../../../test/support/collect.js';
+import { decodeEverySplit } from '../../../test/support/collect.js';
 
-function decode(text: string, options: JsonlOptions = {}, maxSize = 64): Collected {
-  const whole = decodeChunks([text], options);
-  for (const [label, chunks] of everyChunkSize(text, maxSize)) {
-    const chunked = decodeChunks(chunks, options);
-    expect(chunked.records, label).toEqual(whole.records);
-    expect(chunked.diagnostics, label).toEqual(whole.diagnostics);
-    expect(chunked.stats, label).toEqual(whole.stats);
-  }
-  const { stats } = whole;
-  expect(stats.valueLines + stats.skippedLines + stats.reportedLines).toBe(stats.lines);
-  return whole;
-}
+const decode = decodeEverySplit;
 
 const nested = (depth: number, inner = '1') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
 
