@@ -172,7 +172,10 @@ class Decoder implements JsonlDecoder {
   // Line breaks: undecided until the first one; `crPending` when undecided text ended in `\r`.
   private breaks = BREAKS_UNDECIDED;
   private crPending = false;
-  private segment = ''; // text since the last lone `\r`, while undecided
+  // Text since the last lone `\r`, while undecided; until the first lone `\r` it is the
+  // buffered line itself, so ordinary input pays no second buffer.
+  private segment = '';
+  private sawLoneCr = false;
   private crChecks = 0;
   // Offsets (in the decoded text) of characters that stand for bytes that were not UTF-8, in order.
   private readonly invalidOffsets: number[] = [];
@@ -291,11 +294,11 @@ class Decoder implements JsonlDecoder {
         return text;
       }
       if (r === -1) {
-        this.segment += from === 0 ? text : text.slice(from);
+        if (this.sawLoneCr) this.segment += from === 0 ? text : text.slice(from);
         return text;
       }
       if (r === text.length - 1) {
-        this.segment += text.slice(from, r);
+        if (this.sawLoneCr) this.segment += text.slice(from, r);
         this.crPending = true;
         return text;
       }
@@ -312,8 +315,10 @@ class Decoder implements JsonlDecoder {
 
   /** Whether the text since the last lone `\r`, plus `tail`, is one whole JSON container. */
   private segmentIsLine(tail: string): boolean {
-    const segment = (this.segment + tail).trim();
+    // Before the first lone `\r` the segment is the buffered line (a trailing `\r` trims away).
+    const segment = ((this.sawLoneCr ? this.segment : this.pending) + tail).trim();
     this.segment = '';
+    this.sawLoneCr = true;
     const first = segment.charCodeAt(0);
     const last = segment.charCodeAt(segment.length - 1);
     if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return false;
