@@ -104,17 +104,23 @@ function invalidIndices(held: readonly number[], bytes: Uint8Array | undefined, 
 }
 
 export function createEncodingCheck(): EncodingCheck {
-  // The last three bytes seen (a sequence split across chunks is at most 3 bytes in flight).
-  let tail: number[] = [];
+  // The last three bytes seen, oldest first (-1: none): a sequence split across chunks has at
+  // most three bytes in flight. Plain numbers, so the common path allocates nothing.
+  let b0 = -1;
+  let b1 = -1;
+  let b2 = -1;
   const remember = (bytes: Uint8Array | undefined): void => {
     if (bytes === undefined) {
-      tail = [];
+      b0 = b1 = b2 = -1;
       return;
     }
-    const n = bytes.length;
-    if (n >= 3) tail = [bytes[n - 3] as number, bytes[n - 2] as number, bytes[n - 1] as number];
-    else if (n > 0) tail = [...tail, ...bytes].slice(-3);
+    for (let i = Math.max(0, bytes.length - 3); i < bytes.length; i++) {
+      b0 = b1;
+      b1 = b2;
+      b2 = bytes[i] as number;
+    }
   };
+  const tail = (): number[] => [b0, b1, b2].filter((b) => b !== -1);
   return {
     check(bytes, text) {
       // The common case costs one native search: no U+FFFD, nothing to replay.
@@ -122,7 +128,7 @@ export function createEncodingCheck(): EncodingCheck {
         remember(bytes);
         return NONE;
       }
-      const found = invalidIndices(heldBytes(tail), bytes, bytes === undefined);
+      const found = invalidIndices(heldBytes(tail()), bytes, bytes === undefined);
       remember(bytes);
       return found.length === 0 ? NONE : found;
     },
