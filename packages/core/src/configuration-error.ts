@@ -1,0 +1,27 @@
+/**
+ * The error every unit raises for a broken configuration: a schema that does not compile, a
+ * discriminator that cannot apply, an option out of range.
+ *
+ * Contract: a ConfigurationError is thrown when a stream, validator or scanner is created,
+ * never for bad data, and its `code` is one of ConfigurationErrorCode. It lives apart from the
+ * schema validator so that the units the validator is built from (linear-regexp.ts,
+ * reference-cycles.ts) can raise it without importing the validator back; schema-validator.ts
+ * re-exports both names, so existing imports keep working.
+ */
+
+export const ConfigurationErrorCode = {
+  schemaInvalid: 'SCHEMA_INVALID',
+  discriminatorInvalid: 'DISCRIMINATOR_INVALID',
+  optionInvalid: 'OPTION_INVALID',
+} as const;
+export type ConfigurationErrorCode = (typeof ConfigurationErrorCode)[keyof typeof ConfigurationErrorCode];
+
+/** A broken configuration: raised when a stream or validator is created, never for bad data. */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+  readonly code: ConfigurationErrorCode;
+  constructor(code: ConfigurationErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
