@@ -24,14 +24,19 @@ import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from './
 import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
 import { ConfigurationError, ConfigurationErrorCode, elementSchemaAt, type JsonSchema } from './schema-validator.js';
+import { isStandardSchema, jsonSchemaOf, type SchemaInput } from './standard-schema.js';
 
 export interface ElementOptions {
   /** Where the array is: `$` (the document itself, default) or `$.key.key…`. */
   readonly path?: string;
-  /** Schema of the whole document: each element is validated against its `items` at `path`. */
-  readonly schema?: JsonSchema;
-  /** Schema of each element (instead of deriving it from `schema`). */
-  readonly elementSchema?: JsonSchema;
+  /**
+   * Schema of the whole document: each element is validated against its `items` at `path`. A
+   * Standard Schema here needs a JSON Schema export (zod 4, arktype 2), whose `items` is then
+   * validated by ajv; without one, give `elementSchema` instead.
+   */
+  readonly schema?: SchemaInput;
+  /** Schema of each element (instead of deriving it from `schema`): JSON Schema or Standard Schema. */
+  readonly elementSchema?: SchemaInput;
   /** Discriminator for a `oneOf` element schema (detected by default; `false` for off). */
   readonly discriminator?: string | false;
   /** Longest element kept, in UTF-16 code units. Default 8 MiB; a longer one is `too-long`. */
@@ -79,6 +84,22 @@ export function parseElementPath(path: string): string[] {
   return path.slice(2).split('.');
 }
 
+/**
+ * The JSON Schema to find the elements' schema in: `schema` itself, or a Standard Schema's
+ * JSON Schema export. Throws ConfigurationError for a Standard Schema without one.
+ */
+function documentJsonSchema(schema: SchemaInput): JsonSchema {
+  if (!isStandardSchema(schema)) return schema;
+  const json = jsonSchemaOf(schema);
+  if (json === undefined) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.schemaInvalid,
+      `the ${quoteInput(String(schema['~standard'].vendor))} document schema offers no JSON Schema export to find the elements' schema in; pass the element schema as elementSchema`,
+    );
+  }
+  return json;
+}
+
 class Scanner implements ElementScanner, ScanEvents {
   readonly stats: ElementStats = { characters: 0, elements: 0, values: 0, diagnostics: {} };
   private readonly sink: ElementSink;
@@ -105,7 +126,8 @@ class Scanner implements ElementScanner, ScanEvents {
     checkPositiveInteger('maxElementLength', options.maxElementLength, 'characters');
     this.maxElementLength = options.maxElementLength ?? 8 * 1024 * 1024;
     const elementSchema =
-      options.elementSchema ?? (options.schema === undefined ? undefined : elementSchemaAt(options.schema, this.keys));
+      options.elementSchema ??
+      (options.schema === undefined ? undefined : elementSchemaAt(documentJsonSchema(options.schema), this.keys));
     this.validator = validatorFor(
       elementSchema === undefined
         ? {}

@@ -5,13 +5,8 @@
  */
 
 import type { Diagnostic } from './diagnostics.js';
-import {
-  type CompiledSchema,
-  ConfigurationError,
-  ConfigurationErrorCode,
-  compileSchema,
-  type JsonSchema,
-} from './schema-validator.js';
+import { type CompiledSchema, ConfigurationError, ConfigurationErrorCode, compileSchema } from './schema-validator.js';
+import { compileStandardSchema, isStandardSchema, type SchemaInput } from './standard-schema.js';
 
 /** A push-based engine: `write` delivers what each chunk completes, `end` what the end decides. */
 export interface Engine<Stats> {
@@ -61,14 +56,17 @@ export function checkHighWaterMark(value: number | undefined): void {
   }
 }
 
-/** The validator for an engine's `schema` and `discriminator` options, if a schema is given. */
+/**
+ * The validator for an engine's `schema` and `discriminator` options, if a schema is given: a
+ * Standard Schema (zod, valibot, arktype…) through standard-schema.ts, a JSON Schema through ajv.
+ */
 export function validatorFor(options: {
-  readonly schema?: JsonSchema;
+  readonly schema?: SchemaInput;
   readonly discriminator?: string | false;
 }): CompiledSchema | undefined {
   if (options.schema === undefined) return undefined;
-  return compileSchema(
-    options.schema,
-    options.discriminator === undefined ? {} : { discriminator: options.discriminator },
-  );
+  const compileOptions = options.discriminator === undefined ? {} : { discriminator: options.discriminator };
+  return isStandardSchema(options.schema)
+    ? compileStandardSchema(options.schema, compileOptions)
+    : compileSchema(options.schema, compileOptions);
 }

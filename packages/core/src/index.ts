@@ -87,3 +87,11 @@ export {
   subSchemaAt,
   type ValidationResult,
 } from './schema-validator.js';
+export {
+  compileStandardSchema,
+  isStandardSchema,
+  issuePointer,
+  jsonSchemaOf,
+  type SchemaInput,
+  type StandardSchemaV1,
+} from './standard-schema.js';

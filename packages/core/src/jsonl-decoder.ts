@@ -30,16 +30,15 @@ import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.
 import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { isFenceLine } from './fence.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
-import {
-  type CompiledSchema,
-  ConfigurationError,
-  ConfigurationErrorCode,
-  type JsonSchema,
-} from './schema-validator.js';
+import { type CompiledSchema, ConfigurationError, ConfigurationErrorCode } from './schema-validator.js';
+import type { SchemaInput } from './standard-schema.js';
 
 export interface JsonlOptions {
-  /** JSON Schema every value must match. Default: none (every JSON value passes). */
-  readonly schema?: JsonSchema;
+  /**
+   * Schema every value must match: a JSON Schema or a Standard Schema (zod 4, valibot 1,
+   * arktype 2…). Default: none (every JSON value passes).
+   */
+  readonly schema?: SchemaInput;
   /** Discriminator property for `oneOf`/`anyOf` dispatch. Default: detected; `false` turns it off. */
   readonly discriminator?: string | false;
   /** Turn every recovery off: each line must be one complete JSON value. Default `false`. */

@@ -51,6 +51,7 @@ import {
   type JsonSchema,
   subSchemaAt,
 } from './schema-validator.js';
+import { isStandardSchema, jsonSchemaOf, type SchemaInput, type StandardSchemaV1 } from './standard-schema.js';
 
 export type PathSegment = string | number;
 
@@ -65,8 +66,11 @@ export interface PartialOptions {
    * completes (where the schema says unambiguously what applies there: through `properties`,
    * `items` and local `$ref`s, not through `oneOf`/`anyOf`/`allOf`), and the complete document
    * against the whole schema. A mismatch is a `schema` diagnostic; the value stays visible.
+   * A Standard Schema (zod 4, valibot 1, arktype 2…) validates the complete document itself;
+   * subtrees are checked (by ajv) against its JSON Schema export when it has one, and not at
+   * all when it has none or the export does not compile.
    */
-  readonly schema?: JsonSchema;
+  readonly schema?: SchemaInput;
   /** Discriminator for a `oneOf` document schema (detected by default; `false` for off). */
   readonly discriminator?: string | false;
   /**
@@ -239,7 +243,10 @@ class Builder implements ScanEvents {
   private readonly json = new JsonScanner();
   private readonly validator: CompiledSchema | undefined;
   private readonly snapshots: boolean;
-  private readonly schema: JsonSchema | undefined;
+  /** Where subtrees find their sub-schemas: the JSON Schema, or a Standard Schema's export. */
+  private subtreeSchema: JsonSchema | undefined;
+  /** The subtree schema is a vendor's export: one that ajv cannot compile turns subtree checks off. */
+  private readonly exported: boolean;
   private readonly valuesOnly: boolean;
   private readonly reportNull: boolean;
 
@@ -277,7 +284,9 @@ class Builder implements ScanEvents {
     this.json.events = this;
     this.sink = sink;
     this.validator = validatorFor(options);
-    this.schema = options.schema;
+    const standard = options.schema !== undefined && isStandardSchema(options.schema);
+    this.exported = standard;
+    this.subtreeSchema = standard ? jsonSchemaOf(options.schema as StandardSchemaV1) : (options.schema as JsonSchema);
     this.snapshots = options.snapshots !== false;
     this.valuesOnly = options.updateOn === 'values';
     this.reportNull = options.nullValue === 'report';
@@ -580,11 +589,20 @@ class Builder implements ScanEvents {
 
   /** A subtree (not the root) closed: check it against its sub-schema, when there is one. */
   private checkSubtree(path: readonly PathSegment[], value: unknown, at: number): void {
-    if (this.schema === undefined || path.length === 0) return;
-    const sub = subSchemaAt(this.schema, path);
+    if (this.subtreeSchema === undefined || path.length === 0) return;
+    const sub = subSchemaAt(this.subtreeSchema, path);
     if (sub === undefined) return;
     // compileSchema caches by schema object, and subSchemaAt returns the same object each time.
-    const validator = validatorFor({ schema: sub });
+    let validator: CompiledSchema | undefined;
+    try {
+      validator = validatorFor({ schema: sub });
+    } catch (error) {
+      // A vendor's export may use what ajv refuses here (a pattern with no linear-time match):
+      // the vendor still checks the complete document, so only the early checks are lost.
+      if (!(this.exported && error instanceof ConfigurationError)) throw error;
+      this.subtreeSchema = undefined;
+      return;
+    }
     if (validator === undefined) return;
     const result = validator.validate(value);
     if (result.valid) return;

@@ -50,7 +50,8 @@ import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
 import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
-import type { CompiledSchema, JsonSchema, ValidationResult } from './schema-validator.js';
+import { type CompiledSchema, ConfigurationError, type ValidationResult } from './schema-validator.js';
+import type { SchemaInput } from './standard-schema.js';
 
 export type SalvageSource = 'document' | 'fence' | 'inline' | 'embedded';
 
@@ -75,8 +76,11 @@ export interface SalvagedValue {
 }
 
 export interface SalvageOptions {
-  /** JSON Schema a value must match to be delivered; failures are `schema` diagnostics. */
-  readonly schema?: JsonSchema;
+  /**
+   * Schema a value must match to be delivered (JSON Schema or Standard Schema); failures are
+   * `schema` diagnostics.
+   */
+  readonly schema?: SchemaInput;
   /** Discriminator property for `oneOf`/`anyOf` dispatch (detected by default; `false` for off). */
   readonly discriminator?: string | false;
   /** Longest candidate kept, in UTF-16 code units. Default 8 MiB; longer ones are `too-long`. */
@@ -237,11 +241,16 @@ export function isNestedInFailure(value: SalvagedValue): boolean {
   return nestedInFailure.has(value);
 }
 
-/** Validates without letting a validator's exception (a bug, or a stack overflow) escape. */
+/**
+ * Validates without letting a validator's exception (a bug, or a stack overflow) escape; a
+ * ConfigurationError (a Standard Schema that validates asynchronously) is the caller's, and
+ * propagates.
+ */
 function validateSafely(validator: CompiledSchema, value: unknown): ValidationResult {
   try {
     return validator.validate(value);
   } catch (error) {
+    if (error instanceof ConfigurationError) throw error;
     const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { valid: false, errors: [], message: `the schema validator failed on this value (${why})` };
   }

@@ -145,7 +145,7 @@ export function formatSchemaErrors(errors: readonly SchemaError[], limit = 3): s
  * Whether `error` is the engine running out of call stack: a RangeError in V8 and
  * JavaScriptCore, an InternalError ("too much recursion") in SpiderMonkey.
  */
-function isStackOverflow(error: unknown): boolean {
+export function isStackOverflow(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return error instanceof RangeError
     ? /call stack/i.test(error.message)
@@ -198,7 +198,7 @@ function resolveLocal(root: SchemaObject, schema: unknown): unknown {
   return resolveLocalAt(root, schema, [])[0];
 }
 
-type Constant = string | number | boolean;
+export type Constant = string | number | boolean;
 
 /** The constant a branch pins `property` to, when the branch requires it. */
 function pinnedConstant(branch: unknown, property: string): Constant | undefined {
@@ -216,14 +216,15 @@ function pinnedConstant(branch: unknown, property: string): Constant | undefined
     : undefined;
 }
 
-interface Dispatch {
+/** A root `oneOf`/`anyOf` that dispatches on `property`: branch `i` pins it to `constants[i]`. */
+export interface Dispatch {
   readonly keyword: 'oneOf' | 'anyOf';
   readonly property: string;
   readonly constants: readonly Constant[];
 }
 
 /** Finds the discriminator of a root `oneOf`/`anyOf`, or explains why `wanted` is not one. */
-function findDispatch(root: SchemaObject, wanted: string | undefined): Dispatch | string {
+export function findDispatch(root: SchemaObject, wanted: string | undefined): Dispatch | string {
   const keyword = Array.isArray(root.oneOf) ? 'oneOf' : Array.isArray(root.anyOf) ? 'anyOf' : undefined;
   if (keyword === undefined || (Array.isArray(root.oneOf) && Array.isArray(root.anyOf))) {
     return 'the schema root has no single oneOf/anyOf to dispatch on';
@@ -282,7 +283,7 @@ const TOO_DEEP: ValidationResult = Object.freeze({
 });
 
 /** A stack overflow while validating is the value's depth, reported; anything else is a bug and propagates. */
-function tooDeep(error: unknown): ValidationResult {
+export function tooDeep(error: unknown): ValidationResult {
   if (isStackOverflow(error)) return TOO_DEEP;
   throw error;
 }
@@ -292,6 +293,38 @@ function describeTag(tag: unknown): string {
   if (typeof tag === 'string') return JSON.stringify(quoteInput(tag));
   if (typeof tag === 'object' && tag !== null) return Array.isArray(tag) ? 'an array' : 'an object';
   return quoteInput(String(tag));
+}
+
+/**
+ * The result of dispatch for a value that names no branch: not an object, or an object whose
+ * discriminator is missing or matches no branch. Shared by every validator that dispatches
+ * (ajv's here, the Standard Schema one), so that they report it in the same words.
+ */
+export function dispatchFailure(value: unknown, dispatch: Dispatch): ValidationResult {
+  const property = dispatch.property;
+  const quotedProperty = quoteInput(property);
+  const allowed = quoteInput(dispatch.constants.map((c) => JSON.stringify(c)).join(', '));
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const errors: SchemaError[] = [
+      { path: '', keyword: 'type', message: 'must be object', schemaPath: '#/type', params: { type: 'object' } },
+    ];
+    return { valid: false, errors, message: `at /: must be object with "${quotedProperty}" one of ${allowed}` };
+  }
+  const tag = (value as Record<string, unknown>)[property];
+  const missing = tag === undefined;
+  const message = missing
+    ? `missing discriminator "${quotedProperty}"; expected one of ${allowed}`
+    : `unknown discriminator "${quotedProperty}": ${describeTag(tag)}; expected one of ${allowed}`;
+  const errors: SchemaError[] = [
+    {
+      path: missing ? '' : `/${property.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      keyword: 'discriminator',
+      message,
+      schemaPath: `#/${dispatch.keyword}`,
+      params: { property, allowed: dispatch.constants },
+    },
+  ];
+  return { valid: false, errors, message };
 }
 
 function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledSchema {
@@ -371,16 +404,9 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
   const count = names.length;
   const select = buildSelector(dispatch.property, dispatch.constants, validators);
   const property = dispatch.property;
-  const quotedProperty = quoteInput(property);
-  const allowed = quoteInput(dispatch.constants.map((c) => JSON.stringify(c)).join(', '));
 
   const validate = (value: unknown): ValidationResult => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      const errors: SchemaError[] = [
-        { path: '', keyword: 'type', message: 'must be object', schemaPath: '#/type', params: { type: 'object' } },
-      ];
-      return { valid: false, errors, message: `at /: must be object with "${quotedProperty}" one of ${allowed}` };
-    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return dispatchFailure(value, dispatch);
     let code: number;
     let baseValid = true;
     try {
@@ -389,23 +415,7 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
     } catch (error) {
       return tooDeep(error);
     }
-    if (code === 2 * count) {
-      const tag = (value as Record<string, unknown>)[property];
-      const missing = tag === undefined;
-      const message = missing
-        ? `missing discriminator "${quotedProperty}"; expected one of ${allowed}`
-        : `unknown discriminator "${quotedProperty}": ${describeTag(tag)}; expected one of ${allowed}`;
-      const errors: SchemaError[] = [
-        {
-          path: missing ? '' : `/${property.replace(/~/g, '~0').replace(/\//g, '~1')}`,
-          keyword: 'discriminator',
-          message,
-          schemaPath: `#/${dispatch.keyword}`,
-          params: { property, allowed: dispatch.constants },
-        },
-      ];
-      return { valid: false, errors, message };
-    }
+    if (code === 2 * count) return dispatchFailure(value, dispatch);
     const i = code % count;
     const branch = names[i] as string;
     if (base !== undefined && !baseValid) {

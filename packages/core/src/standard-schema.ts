@@ -1,0 +1,220 @@
+/**
+ * Standard Schema (v1, `@standard-schema/spec`) behind the validator seam: zod 4, valibot 1,
+ * arktype 2 and any other vendor whose schemas carry `~standard` are accepted wherever the
+ * engines take a `schema` (docs/decisions/016-standard-schema.md).
+ *
+ * Contract: `compileStandardSchema(schema, options)` returns a `CompiledSchema`, cached per
+ * schema object and discriminator choice, like `compileSchema`. The vendor's own
+ * `~standard.validate` decides validity, always. Its issues become `SchemaError`s: `path` a
+ * JSON Pointer built from the issue's path (keys or `{ key }` segments), `keyword` the issue's
+ * `code` when the vendor gives one (zod, arktype) and `standard` otherwise (valibot),
+ * `message` the vendor's; the one-line message is formatted as for ajv (`at /a/0: …`).
+ *
+ * Semantics:
+ * - Async: the engines are synchronous. A `validate` that returns a Promise throws a
+ *   ConfigurationError (code `SCHEMA_INVALID`: the schema is unusable here, as a schema that
+ *   does not compile is) from the first validation, saying that async validation is not
+ *   supported. It cannot be found earlier: vendors go async only when a value reaches an
+ *   async refinement.
+ * - Depth: a stack overflow inside the vendor's `validate` is the value's depth, reported as
+ *   the same `depth` result as the ajv path; any other exception propagates (a bug).
+ * - Dispatch: where the vendor exports JSON Schema (Standard JSON Schema,
+ *   `~standard.jsonSchema.input({ target: 'draft-2020-12' })`: zod 4, arktype 2, valibot
+ *   through `@valibot/to-json-schema`'s `toStandardJsonSchema`), the export's root
+ *   `oneOf`/`anyOf` is searched for a discriminator exactly as a JSON Schema's is
+ *   (`findDispatch`). With one, a value that is not an object or names no branch is reported
+ *   as the ajv path reports it (`unknown discriminator …; expected one of …`) without calling
+ *   the vendor, and every other value is validated whole by the vendor and reported with its
+ *   `branch`. This accepts what the vendor accepts as long as the export is faithful (each
+ *   branch requires its constant), which is what the vendors' exports say of a discriminated
+ *   union.
+ * - Schema-limited: where no JSON Schema can be had (no `jsonSchema` on `~standard`, or the
+ *   export throws, as zod's does for types JSON Schema cannot express), values are validated
+ *   whole only: no dispatch, no `branch`, and an explicit `discriminator` is a
+ *   ConfigurationError. Element streams then need `elementSchema`, and the partial builder
+ *   checks only the complete document. zod 4's `z.toJSONSchema` is not called separately: the
+ *   installed zod 4 already exposes the same converter on `~standard.jsonSchema`.
+ */
+
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { quoteInput, type SchemaError } from './diagnostics.js';
+import {
+  type CompiledSchema,
+  type CompileOptions,
+  ConfigurationError,
+  ConfigurationErrorCode,
+  dispatchFailure,
+  findDispatch,
+  formatSchemaErrors,
+  type JsonSchema,
+  tooDeep,
+  type ValidationResult,
+} from './schema-validator.js';
+
+export type { StandardSchemaV1 } from '@standard-schema/spec';
+
+/** What a `schema` option takes: a JSON Schema, or any Standard Schema v1 (zod 4, valibot 1, arktype 2…). */
+export type SchemaInput = JsonSchema | StandardSchemaV1;
+
+/** Whether `schema` is a Standard Schema: it carries `~standard` (arktype's types are functions). */
+export function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
+  return (
+    (typeof schema === 'object' || typeof schema === 'function') &&
+    schema !== null &&
+    '~standard' in schema &&
+    typeof (schema as { '~standard': unknown })['~standard'] === 'object' &&
+    (schema as { '~standard': unknown })['~standard'] !== null
+  );
+}
+
+const jsonSchemas = new WeakMap<object, { readonly json: JsonSchema | undefined }>();
+
+/**
+ * The JSON Schema a Standard Schema exports for its input (draft 2020-12), once per schema
+ * object; `undefined` when the vendor offers none or its converter throws (a type JSON Schema
+ * cannot express).
+ */
+export function jsonSchemaOf(schema: StandardSchemaV1): JsonSchema | undefined {
+  let entry = jsonSchemas.get(schema);
+  if (entry === undefined) {
+    const converter = (schema['~standard'] as Partial<StandardJSONSchemaV1.Props>).jsonSchema;
+    let json: JsonSchema | undefined;
+    if (typeof converter?.input === 'function') {
+      try {
+        const exported: unknown = converter.input({ target: 'draft-2020-12' });
+        if (typeof exported === 'object' && exported !== null && !Array.isArray(exported)) {
+          json = exported as JsonSchema;
+        }
+      } catch {
+        json = undefined;
+      }
+    }
+    entry = { json };
+    jsonSchemas.set(schema, entry);
+  }
+  return entry.json;
+}
+
+/** An issue's path as a JSON Pointer: `['a', 0]` and `[{ key: 'a' }, { key: 0 }]` both give `/a/0`. */
+export function issuePointer(path: StandardSchemaV1.Issue['path']): string {
+  if (path === undefined) return '';
+  let pointer = '';
+  for (const segment of path) {
+    const key: PropertyKey = typeof segment === 'object' && segment !== null ? segment.key : segment;
+    const text = typeof key === 'symbol' ? (key.description ?? '') : String(key);
+    pointer += `/${text.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  }
+  return pointer;
+}
+
+function toSchemaErrors(issues: readonly StandardSchemaV1.Issue[], vendor: string): SchemaError[] {
+  return issues.map((issue) => {
+    const code = (issue as { readonly code?: unknown }).code;
+    return {
+      path: issuePointer(issue.path),
+      keyword: typeof code === 'string' ? code : 'standard',
+      message: typeof issue.message === 'string' && issue.message !== '' ? issue.message : 'is invalid',
+      schemaPath: `~standard/${vendor}`,
+      params: {},
+    };
+  });
+}
+
+function asyncError(vendor: string): ConfigurationError {
+  return new ConfigurationError(
+    ConfigurationErrorCode.schemaInvalid,
+    `the ${quoteInput(vendor)} schema validated asynchronously (its validate returned a Promise): async validation is not supported by the synchronous engines; remove async refinements or transforms from the schema`,
+  );
+}
+
+const VALID: ValidationResult = Object.freeze({ valid: true });
+
+function compileUncached(schema: StandardSchemaV1, options: CompileOptions): CompiledSchema {
+  const standard = schema['~standard'];
+  if (standard.version !== 1 || typeof standard.validate !== 'function') {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.schemaInvalid,
+      `unsupported Standard Schema: version ${quoteInput(String(standard.version))} with ${typeof standard.validate === 'function' ? 'a' : 'no'} validate function; supported: version 1`,
+    );
+  }
+  const vendor = typeof standard.vendor === 'string' ? standard.vendor : 'unknown';
+  const validateStandard = standard.validate;
+
+  /** The vendor's issues for `value` (`undefined`: valid). Throws what validate throws, or the async error. */
+  const issuesOf = (value: unknown): readonly StandardSchemaV1.Issue[] | undefined => {
+    const result = validateStandard(value);
+    if (typeof (result as { then?: unknown }).then === 'function') {
+      // Nobody awaits it: keep a rejection from surfacing as an unhandled one.
+      (result as Promise<unknown>).then(undefined, () => undefined);
+      throw asyncError(vendor);
+    }
+    return (result as StandardSchemaV1.Result<unknown>).issues;
+  };
+
+  const json = jsonSchemaOf(schema);
+  const dispatch =
+    options.discriminator === false || json === undefined || typeof json === 'boolean'
+      ? undefined
+      : findDispatch(json, options.discriminator);
+  if (typeof options.discriminator === 'string' && (dispatch === undefined || typeof dispatch === 'string')) {
+    const why = dispatch ?? `the ${quoteInput(vendor)} schema offers no JSON Schema export to find branches in`;
+    throw new ConfigurationError(
+      ConfigurationErrorCode.discriminatorInvalid,
+      `discriminator "${quoteInput(options.discriminator)}" cannot be used: ${why}`,
+    );
+  }
+
+  if (dispatch === undefined || typeof dispatch === 'string') {
+    const validate = (value: unknown): ValidationResult => {
+      let issues: readonly StandardSchemaV1.Issue[] | undefined;
+      try {
+        issues = issuesOf(value);
+      } catch (error) {
+        return tooDeep(error); // a stack overflow is the value's depth; anything else propagates
+      }
+      if (issues === undefined) return VALID;
+      const errors = toSchemaErrors(issues, vendor);
+      return { valid: false, errors, message: formatSchemaErrors(errors) };
+    };
+    return { validate };
+  }
+
+  const names = dispatch.constants.map(String);
+  const validResults: ValidationResult[] = names.map((branch) => Object.freeze({ valid: true, branch }));
+  const index = new Map<unknown, number>(dispatch.constants.map((constant, i) => [constant, i]));
+  const property = dispatch.property;
+  const validate = (value: unknown): ValidationResult => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return dispatchFailure(value, dispatch);
+    const i = index.get((value as Record<string, unknown>)[property]);
+    if (i === undefined) return dispatchFailure(value, dispatch);
+    const branch = names[i] as string;
+    let issues: readonly StandardSchemaV1.Issue[] | undefined;
+    try {
+      issues = issuesOf(value);
+    } catch (error) {
+      return tooDeep(error);
+    }
+    if (issues === undefined) return validResults[i] as ValidationResult;
+    const errors = toSchemaErrors(issues, vendor);
+    return { valid: false, branch, errors, message: `branch "${quoteInput(branch)}": ${formatSchemaErrors(errors)}` };
+  };
+  return { validate, discriminator: property, branches: names };
+}
+
+const cache = new WeakMap<object, Map<string, CompiledSchema>>();
+
+/** Compiles a Standard Schema once; later calls with the same schema object reuse the validator. */
+export function compileStandardSchema(schema: StandardSchemaV1, options: CompileOptions = {}): CompiledSchema {
+  const key = options.discriminator === undefined ? '' : JSON.stringify(options.discriminator);
+  let perSchema = cache.get(schema);
+  if (perSchema === undefined) {
+    perSchema = new Map();
+    cache.set(schema, perSchema);
+  }
+  let compiled = perSchema.get(key);
+  if (compiled === undefined) {
+    compiled = compileUncached(schema, options);
+    perSchema.set(key, compiled);
+  }
+  return compiled;
+}
