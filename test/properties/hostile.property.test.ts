@@ -2,13 +2,13 @@
  * The "nothing crashes" campaign: every engine, every one-shot function, the Node and Web
  * streams and every CLI mode run on generated hostile input (deep nesting, random
  * characters and bytes, long strings, hostile keys, recursive schemas, catastrophic
- * patterns) under arbitrary chunking, with sinks that throw. Nothing may throw but the
+ * patterns; JSON Schemas and zod schemas) under arbitrary chunking, with sinks that throw. Nothing may throw but the
  * sink's own exception; stats add up; nothing pollutes a prototype; every diagnostic has
  * the one shape with a bounded excerpt; every value can be serialized.
  *
  * Runs: 300 per property on CI, 60 locally; `pnpm hostile` (HOSTILE_RUNS=10000) is the nightly size.
  */
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseJsonResponse } from '@llmjson/contracts';
 import {
@@ -23,8 +23,8 @@ import {
   extractAllJson,
   extractElements,
   extractJson,
-  type JsonSchema,
   parseJsonl,
+  type SchemaInput,
 } from '@llmjson/core';
 import * as node from '@llmjson/node';
 import * as web from '@llmjson/web';
@@ -77,7 +77,7 @@ interface EngineRun {
 }
 
 interface Options {
-  readonly schema: JsonSchema | undefined;
+  readonly schema: SchemaInput | undefined;
   readonly maxDepth: number | undefined;
 }
 
@@ -250,16 +250,13 @@ describe('one-shot functions on hostile input', () => {
   });
 });
 
-type NodeFactory = (
-  onDiagnostic: (d: Diagnostic) => void,
-  schema: JsonSchema | undefined,
-) => NodeJS.ReadWriteStream & { stats?: unknown };
+type NodeFactory = (onDiagnostic: (d: Diagnostic) => void, schema: SchemaInput | undefined) => Transform;
 type WebFactory = (
   onDiagnostic: (d: Diagnostic) => void,
-  schema: JsonSchema | undefined,
+  schema: SchemaInput | undefined,
 ) => TransformStream<string | Uint8Array, unknown>;
 
-const s = (schema: JsonSchema | undefined) => (schema === undefined ? {} : { schema });
+const s = (schema: SchemaInput | undefined) => (schema === undefined ? {} : { schema });
 const STREAMS: [string, NodeFactory, WebFactory][] = [
   [
     'jsonl',
@@ -300,7 +297,7 @@ describe.each(STREAMS)('%s streams (Node and Web) on hostile bytes', (_name, mak
         async ([bytes, points], schema, at) => {
           const chunks = splitAt(bytes, points);
           const call = throwingCalls(at);
-          const nodeStream = makeNode(() => call(), schema as JsonSchema | undefined);
+          const nodeStream = makeNode(() => call(), schema);
           let nodeError: unknown;
           try {
             await pipeline(Readable.from(chunks, { objectMode: true }), nodeStream, async (source) => {
@@ -312,7 +309,7 @@ describe.each(STREAMS)('%s streams (Node and Web) on hostile bytes', (_name, mak
           if (nodeError !== undefined) expect(nodeError).toBeInstanceOf(SinkFailure);
 
           const webCall = throwingCalls(at);
-          const webStream = makeWeb(() => webCall(), schema as JsonSchema | undefined);
+          const webStream = makeWeb(() => webCall(), schema);
           let webError: unknown;
           try {
             for await (const value of ReadableStream.from(chunks).pipeThrough(webStream)) checkValue(value);

@@ -2,9 +2,12 @@
  * Hostile input for the "nothing crashes" campaign: deep nesting (closed and unclosed),
  * random characters and bytes, long strings, hostile keys, broken fences and provider
  * events, mixed into answers; schemas that are recursive or carry catastrophic patterns;
- * sinks that throw.
+ * sinks that throw. The schemas include zod ones (a discriminated union, a recursive `z.lazy`
+ * tree), so that every engine also runs with a Standard Schema validated by its vendor.
  */
+import type { SchemaInput } from '@llmjson/core';
 import fc from 'fast-check';
+import { z } from 'zod';
 
 /** Runs of the campaign: `HOSTILE_RUNS` (the nightly script sets 10 000), else 300 on CI, 60 locally. */
 export const hostileRuns = Number(process.env.HOSTILE_RUNS ?? (process.env.CI ? 300 : 60));
@@ -101,11 +104,40 @@ export const DISCRIMINATED_SCHEMA = {
   ],
 } as const;
 
-/** The schemas a hostile run picks from (`undefined`: none). */
-export const hostileSchema = fc.constantFrom(undefined, true, TREE_SCHEMA, CATASTROPHIC_SCHEMA, DISCRIMINATED_SCHEMA, {
-  type: 'array',
-  items: TREE_SCHEMA,
-});
+interface ZodTree {
+  name?: string | undefined;
+  children?: ZodTree[] | undefined;
+}
+
+/** TREE_SCHEMA in zod: recursive through `z.lazy` (exported as JSON Schema with `$ref: "#"`). */
+export const ZOD_TREE: z.ZodType<ZodTree> = z.lazy(() =>
+  z.object({ name: z.string().optional(), children: z.array(ZOD_TREE).optional() }),
+);
+
+/** DISCRIMINATED_SCHEMA in zod: a discriminated union on `type`, one branch recursive. */
+export const ZOD_DISCRIMINATED = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('definition'),
+    entity: z.string(),
+    get children() {
+      return ZOD_DISCRIMINATED.optional();
+    },
+  }),
+  z.object({ type: z.literal('relationship'), subject: z.string() }),
+]);
+
+/** The schemas a hostile run picks from (`undefined`: none): JSON Schemas and zod schemas. */
+export const hostileSchema: fc.Arbitrary<SchemaInput | undefined> = fc.constantFrom<SchemaInput | undefined>(
+  undefined,
+  true,
+  TREE_SCHEMA,
+  CATASTROPHIC_SCHEMA,
+  DISCRIMINATED_SCHEMA,
+  { type: 'array', items: TREE_SCHEMA },
+  ZOD_TREE,
+  ZOD_DISCRIMINATED,
+  z.array(ZOD_TREE),
+);
 
 /** Where a sink throws: never, or at its n-th call. */
 export const throwAt = fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined, freq: 3 });

@@ -1,10 +1,11 @@
 /**
  * Catalog check: before any model is called, every prompt of a configuration is checked —
  * its shape, its template, and for JSON and JSONL prompts its schema (declared, resolvable,
- * UTF-8 JSON, valid JSON Schema). Every problem is returned, each with a code and the prompt id.
+ * UTF-8 JSON, valid JSON Schema; or, given in code, a usable Standard Schema such as zod's).
+ * Every problem is returned, each with a code and the prompt id.
  */
 
-import { quoteInput } from '@llmjson/core';
+import { isStandardSchema, quoteInput } from '@llmjson/core';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 import { configProblems, type PromptConfig, type PromptEntry } from './prompt-config.js';
 import { compileContractSchema, type SchemaRegistry, type SchemaRootKind } from './schema-registry.js';
@@ -22,6 +23,8 @@ export interface CatalogEntry {
   readonly responseType: 'text' | 'json' | 'jsonl';
   /** `inline`, the reference, or undefined for a text prompt without a schema. */
   readonly schema?: 'inline' | string;
+  /** For an inline Standard Schema: its vendor (`zod`, `valibot`, `arktype`…). */
+  readonly vendor?: string;
   /** For a reference: the file and the root that won. */
   readonly file?: string;
   readonly root?: SchemaRootKind;
@@ -87,7 +90,9 @@ function checkEntry(promptId: string, entry: PromptEntry, registry: SchemaRegist
       compileContractSchema(entry.schema, `the inline schema of prompt "${quoteInput(promptId)}"`, dispatch, {
         promptId,
       });
-      return { promptId, responseType, schema: 'inline' };
+      return isStandardSchema(entry.schema)
+        ? { promptId, responseType, schema: 'inline', vendor: String(entry.schema['~standard'].vendor) }
+        : { promptId, responseType, schema: 'inline' };
     }
     if (responseType !== 'text') {
       return {

@@ -1,7 +1,7 @@
 /**
  * The envelope an API consumer receives for one prompt run:
  *
- * `{ status, result: { json?, schema_ref?, text, model?, provider?, usage?, finish_reason? }, error? }`
+ * `{ status, result: { json?, schema_ref?, schema?, text, model?, provider?, usage?, finish_reason? }, error? }`
  *
  * - `status`: `succeeded`, `incomplete` (cut off at the token limit) or `failed` (the answer
  *   broke its contract).
@@ -10,18 +10,32 @@
  *   Canonicalization Scheme: sorted keys, no whitespace, ECMAScript number formatting), so
  *   equal documents have equal text. Otherwise `result.text` is the model's answer as it came;
  *   a cut-off JSONL answer still has `result.json`, its complete valid lines.
- * - Text prompts: `json` and `schema_ref` are omitted; `result.text` is the answer.
+ * - `result.schema`, for a JSON or JSONL prompt whose schema is a Standard Schema (given in
+ *   code): `{ vendor, json_schema? }` — the vendor (`~standard.vendor`: `zod`, `valibot`,
+ *   `arktype`…) and, where the vendor exports one, the JSON Schema of the input (draft
+ *   2020-12). Omitted for JSON Schema prompts, whose schema is the file or object the caller
+ *   already has (`schema_ref` names the file).
+ * - Text prompts: `json`, `schema_ref` and `schema` are omitted; `result.text` is the answer.
  * - `error`, when not succeeded: `{ reason, detail?, message, errors? }`.
  */
 
 import { writeFileSync } from 'node:fs';
-import type { Diagnostic, SchemaError } from '@llmjson/core';
+import type { Diagnostic, JsonSchema, SchemaError } from '@llmjson/core';
 import canonicalizeJson from 'canonicalize';
 import type { ResponseType } from './llm.js';
+
+/** The schema section of a result whose schema is a Standard Schema. */
+export interface EnvelopeSchema {
+  /** `~standard.vendor`: `zod`, `valibot`, `arktype`… */
+  readonly vendor: string;
+  /** The vendor's JSON Schema export of the input (draft 2020-12), when it has one. */
+  readonly json_schema?: JsonSchema;
+}
 
 export interface EnvelopeResult {
   readonly json?: unknown;
   readonly schema_ref?: string;
+  readonly schema?: EnvelopeSchema;
   readonly text: string;
   readonly model?: string;
   readonly provider?: string;
@@ -58,6 +72,8 @@ export interface EnvelopeInput {
   /** The validated value (json, jsonl), when succeeded. */
   readonly json?: unknown;
   readonly schemaRef?: string | undefined;
+  /** The schema section, for a Standard Schema prompt. */
+  readonly schema?: EnvelopeSchema | undefined;
   /** The answer as it came. */
   readonly text: string;
   readonly model?: string | undefined;
@@ -77,6 +93,7 @@ export function createEnvelope(input: EnvelopeInput): Envelope {
   const result: Record<string, unknown> = {};
   if (hasJson) result.json = input.json;
   if (structured && input.schemaRef !== undefined) result.schema_ref = input.schemaRef;
+  if (structured && input.schema !== undefined) result.schema = input.schema;
   let status = input.status;
   let error = input.error;
   let text = input.text;

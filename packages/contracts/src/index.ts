@@ -13,6 +13,7 @@ export {
   type EnvelopeError,
   type EnvelopeInput,
   type EnvelopeResult,
+  type EnvelopeSchema,
   writeOutputFile,
 } from './envelope.js';
 export {

@@ -20,7 +20,11 @@ export interface LlmRequest {
   /** The rendered prompt. */
   readonly prompt: string;
   readonly responseType: ResponseType;
-  /** The schema the answer must match (json and jsonl prompts), for providers with structured output. */
+  /**
+   * The JSON Schema the answer must match (json and jsonl prompts), for providers with
+   * structured output. For a prompt with a Standard Schema: the vendor's JSON Schema export,
+   * omitted when the vendor has none.
+   */
   readonly schema?: JsonSchema;
   readonly signal?: AbortSignal;
 }

@@ -5,7 +5,9 @@
  * discriminator?, system? } } }`. `response-type` is `text` (default), `json` or `jsonl`; a
  * JSON or JSONL prompt declares its schema inline (`schema`) or by reference (`schema_ref`),
  * not both. Unknown keys are errors (a misspelt `response_type` would otherwise silently mean
- * `text`).
+ * `text`). A configuration built in code may give a Standard Schema (zod 4, valibot 1,
+ * arktype 2…, anything carrying `~standard`) as `schema`; a JSON file cannot hold one, so file
+ * catalogs keep `schema` as JSON Schema or use `schema_ref`.
  *
  * Templates are Handlebars, rendered without HTML escaping and in strict mode: `{{text}}`
  * placeholders, `{{#each}}` loops and `{{#if}}` conditionals; a placeholder whose variable
@@ -13,7 +15,7 @@
  * become the template's variables.
  */
 
-import { type JsonSchema, quoteInput } from '@llmjson/core';
+import { isStandardSchema, quoteInput, type SchemaInput } from '@llmjson/core';
 import Handlebars from 'handlebars';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 import type { ResponseType } from './llm.js';
@@ -21,9 +23,10 @@ import type { ResponseType } from './llm.js';
 export interface PromptEntry {
   readonly prompt: string;
   readonly 'response-type'?: ResponseType;
-  readonly schema?: JsonSchema;
+  /** Inline schema: a JSON Schema, or (in code) a Standard Schema such as a zod schema. */
+  readonly schema?: SchemaInput;
   readonly schema_ref?: string;
-  /** Discriminator for a `oneOf` schema (detected by default; `false` for off). */
+  /** Discriminator for a `oneOf` schema or a Standard Schema's union (detected by default; `false` for off). */
   readonly discriminator?: string | false;
   /** System prompt for this prompt (instead of the configuration's). */
   readonly system?: string;
@@ -98,8 +101,15 @@ export function configProblems(config: unknown): ConfigProblem[] {
     if (entry.schema !== undefined && entry.schema_ref !== undefined) {
       problem('give "schema" or "schema_ref", not both');
     }
-    if (entry.schema !== undefined && typeof entry.schema !== 'boolean' && !isObject(entry.schema)) {
-      problem('"schema" must be a JSON Schema (an object or a boolean)');
+    if (
+      entry.schema !== undefined &&
+      typeof entry.schema !== 'boolean' &&
+      !isObject(entry.schema) &&
+      !isStandardSchema(entry.schema)
+    ) {
+      problem(
+        '"schema" must be a JSON Schema (an object or a boolean) or, in code, a Standard Schema (zod, valibot, arktype…)',
+      );
     }
     if (entry.schema_ref !== undefined && typeof entry.schema_ref !== 'string') {
       problem('"schema_ref" must be a string such as "tnh.sectioning.default_section.v1"');

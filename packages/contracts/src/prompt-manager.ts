@@ -19,14 +19,31 @@
  * - `stream(id, vars, llm)`: an async iterable of validated objects as they arrive (each JSONL
  *   line; each element of a JSON array; a JSON object once complete; text chunks for a text
  *   prompt) and `outcome`, the envelope, once the answer has ended.
+ * - Schemas: a prompt's `schema` may be a Standard Schema (zod, valibot, arktype…) when the
+ *   configuration is built in code. Its vendor validates every value (JSONL lines, array
+ *   elements, the document), with the same outcomes as a JSON Schema; the model's request
+ *   carries the vendor's JSON Schema export as `schema` when there is one (none: no `schema`);
+ *   the envelope names the vendor (`result.schema`). A Standard Schema that validates
+ *   asynchronously throws core's `ConfigurationError` from the call (it cannot be known before
+ *   a value reaches the async refinement).
  * Configuration problems (unknown prompt, missing or broken schema, bad variables) throw
  * `ContractConfigurationError` before the model is called. What the model function itself
  * throws, and what `onDiagnostic` throws, reaches the caller unchanged (they are not answers).
  */
 
-import { createElementScanner, createJsonlDecoder, type Diagnostic, type JsonSchema, quoteInput } from '@llmjson/core';
+import {
+  ConfigurationError,
+  createElementScanner,
+  createJsonlDecoder,
+  type Diagnostic,
+  isStandardSchema,
+  type JsonSchema,
+  jsonSchemaOf,
+  quoteInput,
+  type SchemaInput,
+} from '@llmjson/core';
 import { type CatalogReport, checkCatalog } from './catalog.js';
-import { createEnvelope, type Envelope, type EnvelopeError } from './envelope.js';
+import { createEnvelope, type Envelope, type EnvelopeError, type EnvelopeSchema } from './envelope.js';
 import { ContractConfigurationError, ContractErrorCode, ContractValidationError } from './errors.js';
 import { type Llm, type LlmRequest, normalizeLlmResult, type ResponseType } from './llm.js';
 import {
@@ -74,12 +91,16 @@ interface Prepared {
   readonly id: string;
   readonly request: LlmRequest;
   readonly responseType: ResponseType;
-  readonly schema: JsonSchema | undefined;
+  readonly schema: SchemaInput | undefined;
   readonly schemaRef: string | undefined;
+  /** The envelope's schema section, for a Standard Schema. */
+  readonly schemaSection: EnvelopeSchema | undefined;
   readonly discriminator: string | false | undefined;
 }
 
-function isArraySchema(schema: JsonSchema | undefined): boolean {
+/** Whether the document is an array (its elements then stream): from a Standard Schema's export. */
+function isArraySchema(input: SchemaInput | undefined): boolean {
+  const schema = input !== undefined && isStandardSchema(input) ? jsonSchemaOf(input) : input;
   if (typeof schema !== 'object') return false;
   return (
     schema.type === 'array' ||
@@ -132,7 +153,7 @@ class Manager implements PromptManager {
   private prepare(id: string, vars: Variables, options: CallOptions): Prepared {
     const entry = this.entry(id);
     const responseType = entry['response-type'] ?? 'text';
-    let schema: JsonSchema | undefined;
+    let schema: SchemaInput | undefined;
     if (entry.schema_ref !== undefined) {
       try {
         schema = this.registry.resolve(entry.schema_ref).schema;
@@ -167,14 +188,29 @@ class Manager implements PromptManager {
       );
     }
     const rendered = this.render(id, vars);
+    let requestSchema: JsonSchema | undefined = schema as JsonSchema | undefined;
+    let schemaSection: EnvelopeSchema | undefined;
+    if (schema !== undefined && isStandardSchema(schema)) {
+      requestSchema = jsonSchemaOf(schema);
+      const vendor = String(schema['~standard'].vendor);
+      schemaSection = requestSchema === undefined ? { vendor } : { vendor, json_schema: requestSchema };
+    }
     const request: LlmRequest = {
       id,
       ...rendered,
       responseType,
-      ...(schema === undefined ? {} : { schema }),
+      ...(requestSchema === undefined ? {} : { schema: requestSchema }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
-    return { id, request, responseType, schema, schemaRef: entry.schema_ref, discriminator: entry.discriminator };
+    return {
+      id,
+      request,
+      responseType,
+      schema,
+      schemaRef: entry.schema_ref,
+      schemaSection,
+      discriminator: entry.discriminator,
+    };
   }
 
   /** Calls the model, yields values as they complete, returns the envelope. */
@@ -221,6 +257,7 @@ class Manager implements PromptManager {
         step();
       } catch (error) {
         if (callbackFailure !== undefined && callbackFailure.error === error) throw error;
+        if (error instanceof ConfigurationError) throw error; // the schema's (async validation), not the answer's
         engine = undefined;
         engineFailure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       }
@@ -246,6 +283,7 @@ class Manager implements PromptManager {
     const base = {
       responseType,
       schemaRef: prepared.schemaRef,
+      schema: prepared.schemaSection,
       text,
       model: result.model,
       provider: result.provider,

@@ -10,6 +10,10 @@
  *   `tolerate: 'none'` the whole text must be the document, exactly as `JSON.parse` reads it.
  *   Failures are `NOT_JSON` (nothing usable to read) or `SCHEMA_MISMATCH` (the preferred
  *   candidate, with the validator's errors).
+ * - Schemas: a JSON Schema (ajv) or a Standard Schema (zod, valibot, arktype…), routed as
+ *   core's engines route them; the vendor's issues are errors with a JSON Pointer path, and the
+ *   message reads `at /path: message` as ajv's do. A Standard Schema that validates
+ *   asynchronously is a `ConfigurationError` (the engines are synchronous), not a mismatch.
  * - Depth guard: a document nested deeper than `maxDepth` (default 512 levels) is never
  *   validated or returned — it is `NOT_JSON`, with a message naming the limit — so that no
  *   validator following a recursive schema, and no printer, can overflow the stack on it.
@@ -25,19 +29,20 @@
 
 import {
   type CompiledSchema,
-  compileSchema,
+  ConfigurationError,
   DEFAULT_MAX_DEPTH,
   type Diagnostic,
   depthExceeds,
   extractJson,
   type JsonlOptions,
-  type JsonSchema,
   mayExceedDepth,
   parseJsonl,
   type SalvagedValue,
+  type SchemaInput,
   type ValidationResult,
 } from '@llmjson/core';
 import { type ContractFailure, FailureDetail, type IncompleteAnswer } from './errors.js';
+import { compileSchemaInput } from './schema-registry.js';
 
 /** Finish reasons that mean the answer was cut off at the token limit, across providers. */
 const TRUNCATION_REASONS = new Set(['length', 'max_tokens', 'MAX_TOKENS', 'max_output_tokens', 'model_length']);
@@ -72,9 +77,13 @@ export interface JsonSuccess {
 export type JsonOutcome = JsonSuccess | ContractFailure | IncompleteAnswer;
 
 export interface ParseJsonOptions {
-  /** The document's schema. Without it any JSON document succeeds. */
-  readonly schema?: JsonSchema | undefined;
-  /** Discriminator for a `oneOf` schema (detected by default; `false` for off). */
+  /**
+   * The document's schema: a JSON Schema, or a Standard Schema (zod 4, valibot 1, arktype 2…)
+   * validated by its vendor, whose issues are the same `SCHEMA_MISMATCH` errors. Without it
+   * any JSON document succeeds.
+   */
+  readonly schema?: SchemaInput | undefined;
+  /** Discriminator for a `oneOf` schema or a Standard Schema's union (detected by default; `false` for off). */
   readonly discriminator?: string | false | undefined;
   /** `'fence-and-prose'` (default): find the document in fences or prose. `'none'`: the whole text. */
   readonly tolerate?: 'fence-and-prose' | 'none' | undefined;
@@ -111,11 +120,16 @@ function tooDeep(maxDepth: number, where: string): ContractFailure {
   );
 }
 
-/** Validates without letting a validator's exception escape: it fails this value only. */
+/**
+ * Validates without letting a validator's exception escape: it fails this value only. A
+ * ConfigurationError is the schema's, not the value's (a Standard Schema that went async), and
+ * propagates, as the salvage scanner lets it through.
+ */
 function validate(compiled: CompiledSchema, value: unknown): ValidationResult {
   try {
     return compiled.validate(value);
   } catch (error) {
+    if (error instanceof ConfigurationError) throw error;
     const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { valid: false, errors: [], message: `the schema validator failed on the document (${why})` };
   }
@@ -130,7 +144,7 @@ export function parseJsonResponse(text: string, options: ParseJsonOptions = {}):
   const { schema, discriminator } = options;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const compileOptions = discriminator === undefined ? {} : { discriminator };
-  const compiled = schema === undefined ? undefined : compileSchema(schema, compileOptions);
+  const compiled = schema === undefined ? undefined : compileSchemaInput(schema, compileOptions);
   if (options.tolerate === 'none') {
     let json: unknown;
     try {
@@ -179,7 +193,10 @@ export interface JsonlOutcome {
   readonly finishReason?: string;
 }
 
-/** Reads the answer of a `jsonl` prompt: valid objects kept, invalid lines dropped and reported. */
+/**
+ * Reads the answer of a `jsonl` prompt: valid objects kept, invalid lines dropped and reported.
+ * `schema` is a JSON Schema or a Standard Schema, as for `parseJsonResponse`.
+ */
 export function parseJsonlResponse(
   text: string,
   options: Pick<JsonlOptions, 'schema' | 'discriminator' | 'maxLineLength'> & {

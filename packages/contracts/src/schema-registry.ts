@@ -24,7 +24,16 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type CompiledSchema, type CompileOptions, compileSchema, type JsonSchema, quoteInput } from '@llmjson/core';
+import {
+  type CompiledSchema,
+  type CompileOptions,
+  compileSchema,
+  compileStandardSchema,
+  isStandardSchema,
+  type JsonSchema,
+  quoteInput,
+  type SchemaInput,
+} from '@llmjson/core';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 
 export type SchemaRootKind = 'workspace' | 'user' | 'builtin' | 'custom';
@@ -182,21 +191,35 @@ export function readSchemaFile(file: string, ref?: string): JsonSchema {
   return schema as JsonSchema;
 }
 
-/** Compiles a schema (meta-validated by ajv); a broken one is SCHEMA_INVALID naming where it came from. */
+/**
+ * The compiled validator of a JSON Schema (ajv) or a Standard Schema (the vendor's own
+ * `validate`, through core's `compileStandardSchema`), as core's engines route a `schema`
+ * option. Both compile once per schema object. Throws core's `ConfigurationError`.
+ */
+export function compileSchemaInput(schema: SchemaInput, options: CompileOptions = {}): CompiledSchema {
+  return isStandardSchema(schema) ? compileStandardSchema(schema, options) : compileSchema(schema, options);
+}
+
+/**
+ * Compiles a schema (a JSON Schema meta-validated by ajv, or a Standard Schema such as zod's);
+ * a broken one is SCHEMA_INVALID naming where it came from.
+ */
 export function compileContractSchema(
-  schema: JsonSchema,
+  schema: SchemaInput,
   where: string,
   options: CompileOptions = {},
   details: { ref?: string; file?: string; promptId?: string } = {},
 ): CompiledSchema {
   try {
-    return compileSchema(schema, options);
+    return compileSchemaInput(schema, options);
   } catch (cause) {
-    throw new ContractConfigurationError(
-      ContractErrorCode.schemaInvalid,
-      `${where} is not a valid JSON Schema: ${explain(cause)}`,
-      { ...details, cause },
-    );
+    const what = isStandardSchema(schema)
+      ? `cannot be used (a ${quoteInput(String(schema['~standard'].vendor))} Standard Schema)`
+      : 'is not a valid JSON Schema';
+    throw new ContractConfigurationError(ContractErrorCode.schemaInvalid, `${where} ${what}: ${explain(cause)}`, {
+      ...details,
+      cause,
+    });
   }
 }
 

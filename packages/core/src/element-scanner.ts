@@ -24,9 +24,13 @@ import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from './
 import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
 import { ConfigurationError, ConfigurationErrorCode, elementSchemaAt, type JsonSchema } from './schema-validator.js';
-import { isStandardSchema, jsonSchemaOf, type SchemaInput } from './standard-schema.js';
+import { isStandardSchema, jsonSchemaOf, type SchemaInput, type SchemaValue } from './standard-schema.js';
 
-export interface ElementOptions {
+/**
+ * `E` is the type of `elementSchema`, so that elements come out typed (`SchemaValue<E>`; see
+ * standard-schema.ts). Elements checked against a document `schema` stay `unknown`.
+ */
+export interface ElementOptions<E extends SchemaInput = SchemaInput> {
   /** Where the array is: `$` (the document itself, default) or `$.key.key…`. */
   readonly path?: string;
   /**
@@ -36,7 +40,7 @@ export interface ElementOptions {
    */
   readonly schema?: SchemaInput;
   /** Schema of each element (instead of deriving it from `schema`): JSON Schema or Standard Schema. */
-  readonly elementSchema?: SchemaInput;
+  readonly elementSchema?: E;
   /** Discriminator for a `oneOf` element schema (detected by default; `false` for off). */
   readonly discriminator?: string | false;
   /** Longest element kept, in UTF-16 code units. Default 8 MiB; a longer one is `too-long`. */
@@ -45,8 +49,8 @@ export interface ElementOptions {
   readonly maxDepth?: number;
 }
 
-export interface ElementRecord {
-  readonly value: unknown;
+export interface ElementRecord<T = unknown> {
+  readonly value: T;
   /** Position of the element in the array (counting elements that failed validation). */
   readonly index: number;
   readonly start: number;
@@ -54,8 +58,8 @@ export interface ElementRecord {
   readonly branch?: string;
 }
 
-export interface ElementSink {
-  value(element: ElementRecord): void;
+export interface ElementSink<T = unknown> {
+  value(element: ElementRecord<T>): void;
   diagnostic(diagnostic: Diagnostic): void;
 }
 
@@ -369,16 +373,20 @@ class Scanner implements ElementScanner, ScanEvents {
 }
 
 /** Creates a push-based element scanner. Throws ConfigurationError for a broken configuration. */
-export function createElementScanner(options: ElementOptions, sink: ElementSink): ElementScanner {
-  return new Scanner(options, sink);
+export function createElementScanner<E extends SchemaInput = SchemaInput>(
+  options: ElementOptions<E>,
+  sink: ElementSink<SchemaValue<E>>,
+): ElementScanner {
+  // Type-level only: the scanner delivers what the element schema accepted, typed by it.
+  return new Scanner(options, sink as ElementSink);
 }
 
 /** Every complete element of the array at `options.path` in `text`, with diagnostics. */
-export function extractElements(
+export function extractElements<E extends SchemaInput = SchemaInput>(
   text: string,
-  options: ElementOptions = {},
-): { values: unknown[]; records: ElementRecord[]; diagnostics: Diagnostic[] } {
-  const records: ElementRecord[] = [];
+  options: ElementOptions<E> = {},
+): { values: SchemaValue<E>[]; records: ElementRecord<SchemaValue<E>>[]; diagnostics: Diagnostic[] } {
+  const records: ElementRecord<SchemaValue<E>>[] = [];
   const diagnostics: Diagnostic[] = [];
   const scanner = createElementScanner(options, {
     value: (record) => records.push(record),

@@ -34,13 +34,14 @@ import {
   type SalvageOptions,
   type SalvageSource,
 } from './salvage-scanner.js';
+import type { SchemaInput, SchemaValue } from './standard-schema.js';
 
-export interface ExtractOptions extends SalvageOptions {
+export interface ExtractOptions<S extends SchemaInput = SchemaInput> extends SalvageOptions<S> {
   /** Receives diagnostics (schema failures, truncated candidates, repairs). */
   readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
 }
 
-export interface ExtractJsonOptions extends ExtractOptions {
+export interface ExtractJsonOptions<S extends SchemaInput = SchemaInput> extends ExtractOptions<S> {
   /**
    * When no valid JSON is found (or only a value nested in a candidate that failed), repair
    * near-JSON (single quotes, Python `True`/`None`, comments, unquoted keys, a cut-off end)
@@ -50,8 +51,11 @@ export interface ExtractJsonOptions extends ExtractOptions {
 }
 
 /** Every JSON value in `text`, in document order. */
-export function extractAllJson(text: string, options: ExtractOptions = {}): SalvagedValue[] {
-  const values: SalvagedValue[] = [];
+export function extractAllJson<S extends SchemaInput = SchemaInput>(
+  text: string,
+  options: ExtractOptions<S> = {},
+): SalvagedValue<SchemaValue<S>>[] {
+  const values: SalvagedValue<SchemaValue<S>>[] = [];
   const onDiagnostic = options.onDiagnostic;
   const scanner = createSalvageScanner(options, {
     value(value) {
@@ -69,18 +73,22 @@ export function extractAllJson(text: string, options: ExtractOptions = {}): Salv
 const PREFERENCE: readonly SalvageSource[] = ['document', 'fence', 'inline', 'embedded'];
 
 /** The one value a caller wants from `text`, or `undefined` when there is none. */
-export function extractJson(text: string, options: ExtractJsonOptions = {}): SalvagedValue | undefined {
+export function extractJson<S extends SchemaInput = SchemaInput>(
+  text: string,
+  options: ExtractJsonOptions<S> = {},
+): SalvagedValue<SchemaValue<S>> | undefined {
   const found = preferred(extractAllJson(text, options));
   if (options.repair !== true) return found;
-  if (found === undefined) return repairNearJson(text, options, undefined);
+  // A repaired value is validated against the same schema before it is returned.
+  if (found === undefined) return repairNearJson(text, options, undefined) as SalvagedValue<SchemaValue<S>> | undefined;
   if (!isNestedInFailure(found)) return found;
   // A piece of a candidate that failed: its fenced block, inline code or the whole text,
   // repaired, is the better answer; the piece remains the answer when none repairs.
-  return repairNearJson(text, options, found) ?? found;
+  return (repairNearJson(text, options, found) as SalvagedValue<SchemaValue<S>> | undefined) ?? found;
 }
 
 /** The value `extractJson` prefers among all found, or undefined. */
-function preferred(values: readonly SalvagedValue[]): SalvagedValue | undefined {
+function preferred<T>(values: readonly SalvagedValue<T>[]): SalvagedValue<T> | undefined {
   for (const source of PREFERENCE) {
     // In prose an object is the answer far more often than an array, which is often a
     // citation such as `[1]`: the first embedded object wins over an earlier embedded array.

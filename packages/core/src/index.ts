@@ -44,6 +44,7 @@ export {
   applyChanges,
   type Change,
   createPartialBuilder,
+  type DeepPartial,
   type PartialBuilder,
   type PartialOptions,
   type PartialSink,
@@ -93,5 +94,6 @@ export {
   issuePointer,
   jsonSchemaOf,
   type SchemaInput,
+  type SchemaValue,
   type StandardSchemaV1,
 } from './standard-schema.js';

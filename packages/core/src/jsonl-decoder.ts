@@ -31,14 +31,15 @@ import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engi
 import { isFenceLine } from './fence.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
 import { type CompiledSchema, ConfigurationError, ConfigurationErrorCode } from './schema-validator.js';
-import type { SchemaInput } from './standard-schema.js';
+import type { SchemaInput, SchemaValue } from './standard-schema.js';
 
-export interface JsonlOptions {
+/** `S` is the schema's type, so that values come out typed (`SchemaValue<S>`); see standard-schema.ts. */
+export interface JsonlOptions<S extends SchemaInput = SchemaInput> {
   /**
    * Schema every value must match: a JSON Schema or a Standard Schema (zod 4, valibot 1,
    * arktype 2…). Default: none (every JSON value passes).
    */
-  readonly schema?: SchemaInput;
+  readonly schema?: S;
   /** Discriminator property for `oneOf`/`anyOf` dispatch. Default: detected; `false` turns it off. */
   readonly discriminator?: string | false;
   /** Turn every recovery off: each line must be one complete JSON value. Default `false`. */
@@ -71,8 +72,8 @@ export interface JsonlValueInfo {
   readonly branch?: string;
 }
 
-export interface JsonlSink {
-  value(value: unknown, info: JsonlValueInfo): void;
+export interface JsonlSink<T = unknown> {
+  value(value: T, info: JsonlValueInfo): void;
   diagnostic(diagnostic: Diagnostic): void;
 }
 
@@ -880,27 +881,34 @@ class Decoder implements JsonlDecoder {
 }
 
 /** Creates a push-based JSONL decoder. Throws ConfigurationError for a broken configuration. */
-export function createJsonlDecoder(options: JsonlOptions, sink: JsonlSink): JsonlDecoder {
-  return new Decoder(options, sink);
+export function createJsonlDecoder<S extends SchemaInput = SchemaInput>(
+  options: JsonlOptions<S>,
+  sink: JsonlSink<SchemaValue<S>>,
+): JsonlDecoder {
+  // Type-level only: the decoder delivers what the schema accepted, typed by the caller's schema.
+  return new Decoder(options, sink as JsonlSink);
 }
 
-export interface JsonlRecord extends JsonlValueInfo {
-  readonly value: unknown;
+export interface JsonlRecord<T = unknown> extends JsonlValueInfo {
+  readonly value: T;
 }
 
-export interface JsonlResult {
+export interface JsonlResult<T = unknown> {
   /** The validated values, in order. */
-  readonly values: unknown[];
+  readonly values: T[];
   /** The same values with their line numbers and branches. */
-  readonly records: JsonlRecord[];
+  readonly records: JsonlRecord<T>[];
   readonly diagnostics: Diagnostic[];
   readonly stats: Readonly<JsonlStats>;
 }
 
 /** Decodes a whole JSONL answer at once (the same engine as the streams). */
-export function parseJsonl(text: string, options: JsonlOptions = {}): JsonlResult {
-  const values: unknown[] = [];
-  const records: JsonlRecord[] = [];
+export function parseJsonl<S extends SchemaInput = SchemaInput>(
+  text: string,
+  options: JsonlOptions<S> = {},
+): JsonlResult<SchemaValue<S>> {
+  const values: SchemaValue<S>[] = [];
+  const records: JsonlRecord<SchemaValue<S>>[] = [];
   const diagnostics: Diagnostic[] = [];
   const decoder = createJsonlDecoder(options, {
     value(value, info) {

@@ -51,7 +51,13 @@ import {
   type JsonSchema,
   subSchemaAt,
 } from './schema-validator.js';
-import { isStandardSchema, jsonSchemaOf, type SchemaInput, type StandardSchemaV1 } from './standard-schema.js';
+import {
+  isStandardSchema,
+  jsonSchemaOf,
+  type SchemaInput,
+  type SchemaValue,
+  type StandardSchemaV1,
+} from './standard-schema.js';
 
 export type PathSegment = string | number;
 
@@ -60,7 +66,26 @@ export type Change =
   | { readonly op: 'append'; readonly path: readonly PathSegment[]; readonly value: string }
   | { readonly op: 'complete'; readonly path: readonly PathSegment[] };
 
-export interface PartialOptions {
+/**
+ * What a snapshot of a document of type `T` can hold while it streams (invariants 1-4): any
+ * object key may still be missing, arrays hold partial elements, strings — string literals
+ * included, so a discriminant is a plain `string` until complete — may be cut short; numbers,
+ * booleans and `null` are atomic. `unknown` stays `unknown`. Only a complete document is
+ * validated, and a `schema` diagnostic leaves a value that does not match visible: the type
+ * describes a document on its way to matching the schema.
+ */
+export type DeepPartial<T> = unknown extends T
+  ? T
+  : T extends string
+    ? string
+    : T extends readonly (infer E)[]
+      ? DeepPartial<E>[]
+      : T extends object
+        ? { [K in keyof T]?: DeepPartial<T[K]> }
+        : T;
+
+/** `S` is the schema's type, so that snapshots come out typed (`DeepPartial<SchemaValue<S>>`). */
+export interface PartialOptions<S extends SchemaInput = SchemaInput> {
   /**
    * JSON Schema of the document. Each subtree is checked against its sub-schema when it
    * completes (where the schema says unambiguously what applies there: through `properties`,
@@ -70,7 +95,7 @@ export interface PartialOptions {
    * subtrees are checked (by ajv) against its JSON Schema export when it has one, and not at
    * all when it has none or the export does not compile.
    */
-  readonly schema?: SchemaInput;
+  readonly schema?: S;
   /** Discriminator for a `oneOf` document schema (detected by default; `false` for off). */
   readonly discriminator?: string | false;
   /**
@@ -104,12 +129,12 @@ export interface PartialOptions {
   readonly nullValue?: 'value' | 'report';
 }
 
-export interface PartialSink {
+export interface PartialSink<T = unknown> {
   /**
    * A write changed something (with `updateOn: 'values'`: the value itself): the snapshot and
    * the changes that lead to it.
    */
-  update(value: unknown, changes: readonly Change[]): void;
+  update(value: DeepPartial<T>, changes: readonly Change[]): void;
   diagnostic(diagnostic: Diagnostic): void;
 }
 
@@ -122,9 +147,9 @@ export interface PartialStats {
   diagnostics: DiagnosticCounts;
 }
 
-export type PartialBuilder = Engine<PartialStats> & {
+export type PartialBuilder<T = unknown> = Engine<PartialStats> & {
   /** The current snapshot (`undefined` before the document starts). */
-  readonly value: unknown;
+  readonly value: DeepPartial<T> | undefined;
   /**
    * True once a whole document was read: an object, array or string root from the write that
    * holds its closing bracket or quote (text after it is ignored, so nothing later changes
@@ -691,8 +716,12 @@ class Builder implements ScanEvents {
 }
 
 /** Creates a partial-value builder. Throws ConfigurationError for a broken configuration. */
-export function createPartialBuilder(options: PartialOptions, sink: PartialSink): PartialBuilder {
-  return new Builder(options, sink);
+export function createPartialBuilder<S extends SchemaInput = SchemaInput>(
+  options: PartialOptions<S>,
+  sink: PartialSink<SchemaValue<S>>,
+): PartialBuilder<SchemaValue<S>> {
+  // Type-level only: the snapshots are typed by the caller's schema.
+  return new Builder(options, sink as PartialSink) as PartialBuilder<SchemaValue<S>>;
 }
 
 /** An added value: containers are added empty, so a new one is all a consumer needs. */

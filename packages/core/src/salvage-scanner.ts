@@ -51,12 +51,12 @@ import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.
 import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
 import { type CompiledSchema, ConfigurationError, type ValidationResult } from './schema-validator.js';
-import type { SchemaInput } from './standard-schema.js';
+import type { SchemaInput, SchemaValue } from './standard-schema.js';
 
 export type SalvageSource = 'document' | 'fence' | 'inline' | 'embedded';
 
-export interface SalvagedValue {
-  readonly value: unknown;
+export interface SalvagedValue<T = unknown> {
+  readonly value: T;
   readonly source: SalvageSource;
   /** Offset of the value's first character in the text. */
   readonly start: number;
@@ -75,12 +75,13 @@ export interface SalvagedValue {
   readonly recovered?: true;
 }
 
-export interface SalvageOptions {
+/** `S` is the schema's type, so that values come out typed (`SchemaValue<S>`); see standard-schema.ts. */
+export interface SalvageOptions<S extends SchemaInput = SchemaInput> {
   /**
    * Schema a value must match to be delivered (JSON Schema or Standard Schema); failures are
    * `schema` diagnostics.
    */
-  readonly schema?: SchemaInput;
+  readonly schema?: S;
   /** Discriminator property for `oneOf`/`anyOf` dispatch (detected by default; `false` for off). */
   readonly discriminator?: string | false;
   /** Longest candidate kept, in UTF-16 code units. Default 8 MiB; longer ones are `too-long`. */
@@ -99,8 +100,8 @@ export interface SalvageOptions {
   readonly strict?: boolean;
 }
 
-export interface SalvageSink {
-  value(value: SalvagedValue): void;
+export interface SalvageSink<T = unknown> {
+  value(value: SalvagedValue<T>): void;
   diagnostic(diagnostic: Diagnostic): void;
 }
 
@@ -1269,6 +1270,10 @@ class Scanner implements SalvageScanner {
 }
 
 /** Creates a push-based salvage scanner. Throws ConfigurationError for a broken configuration. */
-export function createSalvageScanner(options: SalvageOptions, sink: SalvageSink): SalvageScanner {
-  return new Scanner(options, sink);
+export function createSalvageScanner<S extends SchemaInput = SchemaInput>(
+  options: SalvageOptions<S>,
+  sink: SalvageSink<SchemaValue<S>>,
+): SalvageScanner {
+  // Type-level only: the scanner delivers what the schema accepted, typed by the caller's schema.
+  return new Scanner(options, sink as SalvageSink);
 }

@@ -37,6 +37,7 @@
  */
 
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { quoteInput, type SchemaError } from './diagnostics.js';
 import {
   type CompiledSchema,
@@ -55,6 +56,38 @@ export type { StandardSchemaV1 } from '@standard-schema/spec';
 
 /** What a `schema` option takes: a JSON Schema, or any Standard Schema v1 (zod 4, valibot 1, arktype 2…). */
 export type SchemaInput = JsonSchema | StandardSchemaV1;
+
+/**
+ * The type of the values an engine delivers for a `schema` of type `S`:
+ * - a Standard Schema: its input type (`StandardSchemaV1.InferInput`), because the engines
+ *   deliver the parsed JSON value that the vendor's `validate` accepted, not the vendor's
+ *   output (transforms, defaults and coercions are not applied); for a schema without them the
+ *   input and output types are the same;
+ * - a JSON Schema written `as const`: the type `json-schema-to-ts` infers (`FromSchema`);
+ * - a JSON Schema of a wider type (`JsonSchema`, parsed from a file…), one with a `$ref`
+ *   anywhere (json-schema-to-ts cannot resolve a recursive `$ref: '#'` without looping), or no
+ *   schema: `unknown`.
+ */
+export type SchemaValue<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferInput<S>
+  : S extends JSONSchema
+    ? string extends keyof S
+      ? unknown
+      : HasRef<S> extends true
+        ? unknown
+        : FromSchema<S>
+    : unknown;
+
+/** Whether a JSON Schema literal holds a `$ref` within `Depth` levels (deeper counts as yes). */
+type HasRef<S, Depth extends readonly unknown[] = []> = Depth['length'] extends 16
+  ? true
+  : S extends { readonly $ref: unknown }
+    ? true
+    : S extends object
+      ? true extends { [K in keyof S]-?: HasRef<S[K], [...Depth, unknown]> }[keyof S]
+        ? true
+        : false
+      : false;
 
 /** Whether `schema` is a Standard Schema: it carries `~standard` (arktype's types are functions). */
 export function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {

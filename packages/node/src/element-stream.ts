@@ -6,23 +6,42 @@
  */
 
 import type { Transform } from 'node:stream';
-import { createElementScanner, type Diagnostic, type ElementOptions, type ElementStats } from '@llmjson/core';
-import { createTextTransform, type TextTransformOptions } from './text-transform.js';
+import {
+  createElementScanner,
+  type Diagnostic,
+  type ElementOptions,
+  type ElementRecord,
+  type ElementStats,
+  type SchemaInput,
+  type SchemaValue,
+} from '@llmjson/core';
+import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
-export interface ElementStreamOptions extends ElementOptions, TextTransformOptions {}
+export interface ElementStreamOptions<E extends SchemaInput = SchemaInput>
+  extends ElementOptions<E>,
+    TextTransformOptions {}
 
-export interface ElementStream extends Transform {
+/** `T` is the type of each element's `value` (Node itself types the readable side `any`). */
+export interface ElementStream<T = unknown> extends Transform {
   /** Counts of characters, elements, values and diagnostics by reason. */
   readonly stats: Readonly<ElementStats>;
+  [Symbol.asyncIterator](): TypedAsyncIterator<ElementRecord<T>>;
+  toArray(options?: Parameters<Transform['toArray']>[0]): Promise<ElementRecord<T>[]>;
+  on(event: 'data', listener: (element: ElementRecord<T>) => void): this;
   on(event: 'diagnostic', listener: (diagnostic: Diagnostic) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
-/** Creates an element Transform. Throws ConfigurationError for an invalid path, schema or option. */
-export function createElementStream(options: ElementStreamOptions = {}): ElementStream {
+/**
+ * Creates an element Transform. Throws ConfigurationError for an invalid path, schema or
+ * option. Elements are typed by a Standard Schema `elementSchema`; otherwise `unknown`.
+ */
+export function createElementStream<E extends SchemaInput = SchemaInput>(
+  options: ElementStreamOptions<E> = {},
+): ElementStream<SchemaValue<E>> {
   const { stream, engine } = createTextTransform(options, (output) =>
-    createElementScanner(options, { value: output.push, diagnostic: output.diagnostic }),
+    createElementScanner<SchemaInput>(options, { value: output.push, diagnostic: output.diagnostic }),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
-  return stream as ElementStream;
+  return stream as ElementStream<SchemaValue<E>>;
 }

@@ -2,6 +2,7 @@ export {
   type Change,
   ConfigurationError,
   ConfigurationErrorCode,
+  type DeepPartial,
   type Diagnostic,
   DiagnosticReason,
   type ElementRecord,
@@ -14,6 +15,8 @@ export {
   type ProviderMetadata,
   type SalvagedValue,
   type SalvageSource,
+  type SchemaInput,
+  type SchemaValue,
   type ToolCall,
   type ToolCallInfo,
   type Usage,
@@ -30,6 +33,11 @@ export {
   ProviderTimeoutCode,
   ProviderTimeoutError,
 } from './openai-compatible.js';
-export { createPartialStream, type PartialStream, type PartialStreamOptions } from './partial-stream.js';
+export {
+  createPartialStream,
+  type PartialStream,
+  type PartialStreamOptions,
+  type PartialUpdate,
+} from './partial-stream.js';
 export { createProviderStream, type ProviderStream, type ProviderStreamOptions } from './provider-stream.js';
 export { createSalvageStream, type SalvageStream, type SalvageStreamOptions } from './salvage-stream.js';

@@ -11,10 +11,12 @@ import {
   type JsonlOptions,
   type JsonlRecord,
   type JsonlStats,
+  type SchemaInput,
+  type SchemaValue,
 } from '@llmjson/core';
-import { createTextTransform, type TextTransformOptions } from './text-transform.js';
+import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
-export interface JsonlStreamOptions extends JsonlOptions, TextTransformOptions {
+export interface JsonlStreamOptions<S extends SchemaInput = SchemaInput> extends JsonlOptions<S>, TextTransformOptions {
   /**
    * Emit `{ value, line, endLine, offset, branch? }` records instead of plain values.
    * Default `false`. In plain mode a JSON `null` line cannot travel (a Node object-mode stream
@@ -23,14 +25,30 @@ export interface JsonlStreamOptions extends JsonlOptions, TextTransformOptions {
   readonly records?: boolean;
 }
 
-export interface JsonlStream extends Transform {
+/** `T` is what the readable side yields (Node itself types it `any`). */
+export interface JsonlStream<T = unknown> extends Transform {
   /** Counts of lines, values and diagnostics by reason, updated as the stream runs. */
   readonly stats: Readonly<JsonlStats>;
+  [Symbol.asyncIterator](): TypedAsyncIterator<T>;
+  toArray(options?: Parameters<Transform['toArray']>[0]): Promise<T[]>;
+  on(event: 'data', listener: (value: T) => void): this;
   on(event: 'diagnostic', listener: (diagnostic: Diagnostic) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
-/** Creates a JSONL Transform. Throws ConfigurationError for an invalid schema or option. */
+/**
+ * Creates a JSONL Transform. Throws ConfigurationError for an invalid schema or option. Values
+ * are typed by a Standard Schema (`SchemaValue`); `unknown` for a JSON Schema or none.
+ */
+export function createJsonlStream<S extends SchemaInput = SchemaInput>(
+  options: JsonlStreamOptions<S> & { readonly records: true },
+): JsonlStream<JsonlRecord<SchemaValue<S>>>;
+export function createJsonlStream<S extends SchemaInput = SchemaInput>(
+  options?: JsonlStreamOptions<S> & { readonly records?: false },
+): JsonlStream<Exclude<SchemaValue<S>, null>>;
+export function createJsonlStream<S extends SchemaInput = SchemaInput>(
+  options?: JsonlStreamOptions<S>,
+): JsonlStream<Exclude<SchemaValue<S>, null> | JsonlRecord<SchemaValue<S>>>;
 export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream {
   const records = options.records === true;
   const { stream, engine } = createTextTransform(options, (output) =>

@@ -5,23 +5,39 @@
  */
 
 import type { Transform } from 'node:stream';
-import { createSalvageScanner, type Diagnostic, type SalvageOptions, type SalvageStats } from '@llmjson/core';
-import { createTextTransform, type TextTransformOptions } from './text-transform.js';
+import {
+  createSalvageScanner,
+  type Diagnostic,
+  type SalvagedValue,
+  type SalvageOptions,
+  type SalvageStats,
+  type SchemaInput,
+  type SchemaValue,
+} from '@llmjson/core';
+import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
-export interface SalvageStreamOptions extends SalvageOptions, TextTransformOptions {}
+export interface SalvageStreamOptions<S extends SchemaInput = SchemaInput>
+  extends SalvageOptions<S>,
+    TextTransformOptions {}
 
-export interface SalvageStream extends Transform {
+/** `T` is the type of each salvaged `value` (Node itself types the readable side `any`). */
+export interface SalvageStream<T = unknown> extends Transform {
   /** Counts of characters, candidates, values and diagnostics by reason. */
   readonly stats: Readonly<SalvageStats>;
+  [Symbol.asyncIterator](): TypedAsyncIterator<SalvagedValue<T>>;
+  toArray(options?: Parameters<Transform['toArray']>[0]): Promise<SalvagedValue<T>[]>;
+  on(event: 'data', listener: (value: SalvagedValue<T>) => void): this;
   on(event: 'diagnostic', listener: (diagnostic: Diagnostic) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
 /** Creates a salvage Transform. Throws ConfigurationError for an invalid schema or option. */
-export function createSalvageStream(options: SalvageStreamOptions = {}): SalvageStream {
+export function createSalvageStream<S extends SchemaInput = SchemaInput>(
+  options: SalvageStreamOptions<S> = {},
+): SalvageStream<SchemaValue<S>> {
   const { stream, engine } = createTextTransform(options, (output) =>
-    createSalvageScanner(options, { value: output.push, diagnostic: output.diagnostic }),
+    createSalvageScanner<SchemaInput>(options, { value: output.push, diagnostic: output.diagnostic }),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
-  return stream as SalvageStream;
+  return stream as SalvageStream<SchemaValue<S>>;
 }

@@ -22,6 +22,13 @@ import {
 /** A core engine, as the adapter drives it. */
 export type TextEngine = Pick<Engine<unknown>, 'write' | 'end' | 'invalidEncoding'>;
 
+/**
+ * The async iterator of a typed readable side: `for await` yields `T` (the first member wins),
+ * while the stream still satisfies `NodeJS.ReadableStream`, whose iterator yields strings or
+ * Buffers, so typed streams keep working with `pipeline` and `pipe`.
+ */
+export type TypedAsyncIterator<T> = NodeJS.AsyncIterator<T> & NodeJS.AsyncIterator<any>;
+
 /** The adapter's own options (shared by the Node and Web adapters). */
 export type TextTransformOptions = StreamOptions;
 

@@ -10,21 +10,32 @@ import {
   type ElementRecord,
   type ElementScanner,
   type ElementStats,
+  type SchemaInput,
+  type SchemaValue,
 } from '@llmjson/core';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
-export interface ElementStreamOptions extends ElementOptions, TextTransformOptions {}
+export interface ElementStreamOptions<E extends SchemaInput = SchemaInput>
+  extends ElementOptions<E>,
+    TextTransformOptions {}
 
-export interface ElementStream extends TransformStream<string | Uint8Array, ElementRecord> {
+/** `T` is the type of each element's `value`. */
+export interface ElementStream<T = unknown> extends TransformStream<string | Uint8Array, ElementRecord<T>> {
   /** Counts of characters, elements, values and diagnostics by reason. */
   readonly stats: Readonly<ElementStats>;
 }
 
-/** Creates an element TransformStream. Throws ConfigurationError for an invalid path, schema or option. */
-export function createElementStream(options: ElementStreamOptions = {}): ElementStream {
-  const { stream, engine } = createTextTransformStream<ElementRecord, ElementScanner>(options, (output) =>
-    createElementScanner(options, { value: output.enqueue, diagnostic: output.diagnostic }),
+/**
+ * Creates an element TransformStream. Throws ConfigurationError for an invalid path, schema or
+ * option. Elements are typed by a Standard Schema `elementSchema`; otherwise `unknown`.
+ */
+export function createElementStream<E extends SchemaInput = SchemaInput>(
+  options: ElementStreamOptions<E> = {},
+): ElementStream<SchemaValue<E>> {
+  const { stream, engine } = createTextTransformStream<ElementRecord<SchemaValue<E>>, ElementScanner>(
+    options,
+    (output) => createElementScanner(options, { value: output.enqueue, diagnostic: output.diagnostic }),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
-  return stream as ElementStream;
+  return stream as ElementStream<SchemaValue<E>>;
 }

@@ -2,6 +2,7 @@ export {
   type Change,
   ConfigurationError,
   ConfigurationErrorCode,
+  type DeepPartial,
   type Diagnostic,
   DiagnosticReason,
   type ElementRecord,
@@ -13,12 +14,19 @@ export {
   type SalvagedValue,
   type SalvageSource,
   type SalvageStats,
+  type SchemaInput,
+  type SchemaValue,
   type ToolCall,
   type ToolCallInfo,
   type Usage,
 } from '@llmjson/core';
 export { createElementStream, type ElementStream, type ElementStreamOptions } from './element-stream.js';
 export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';
-export { createPartialStream, type PartialStream, type PartialStreamOptions } from './partial-stream.js';
+export {
+  createPartialStream,
+  type PartialStream,
+  type PartialStreamOptions,
+  type PartialUpdate,
+} from './partial-stream.js';
 export { createProviderStream, type ProviderStream, type ProviderStreamOptions } from './provider-stream.js';
 export { createSalvageStream, type SalvageStream, type SalvageStreamOptions } from './salvage-stream.js';

@@ -10,10 +10,12 @@ import {
   type JsonlOptions,
   type JsonlRecord,
   type JsonlStats,
+  type SchemaInput,
+  type SchemaValue,
 } from '@llmjson/core';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
-export interface JsonlStreamOptions extends JsonlOptions, TextTransformOptions {
+export interface JsonlStreamOptions<S extends SchemaInput = SchemaInput> extends JsonlOptions<S>, TextTransformOptions {
   /**
    * Emit `{ value, line, endLine, offset, branch? }` records instead of plain values.
    * Default `false`. A JSON `null` line is delivered as `null` in both modes (a WHATWG stream
@@ -28,9 +30,19 @@ export interface JsonlStream<T = unknown> extends TransformStream<string | Uint8
   readonly stats: Readonly<JsonlStats>;
 }
 
-/** Creates a JSONL TransformStream. Throws ConfigurationError for an invalid schema or option. */
-export function createJsonlStream(options: JsonlStreamOptions & { readonly records: true }): JsonlStream<JsonlRecord>;
-export function createJsonlStream(options?: JsonlStreamOptions): JsonlStream;
+/**
+ * Creates a JSONL TransformStream. Throws ConfigurationError for an invalid schema or option.
+ * Values are typed by a Standard Schema (`SchemaValue`); `unknown` for a JSON Schema or none.
+ */
+export function createJsonlStream<S extends SchemaInput = SchemaInput>(
+  options: JsonlStreamOptions<S> & { readonly records: true },
+): JsonlStream<JsonlRecord<SchemaValue<S>>>;
+export function createJsonlStream<S extends SchemaInput = SchemaInput>(
+  options?: JsonlStreamOptions<S> & { readonly records?: false },
+): JsonlStream<SchemaValue<S>>;
+export function createJsonlStream<S extends SchemaInput = SchemaInput>(
+  options?: JsonlStreamOptions<S>,
+): JsonlStream<SchemaValue<S> | JsonlRecord<SchemaValue<S>>>;
 export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream<unknown> {
   const records = options.records === true;
   const { stream, engine } = createTextTransformStream<unknown, JsonlDecoder>(options, (output) =>

@@ -10,21 +10,29 @@ import {
   type SalvageOptions,
   type SalvageScanner,
   type SalvageStats,
+  type SchemaInput,
+  type SchemaValue,
 } from '@llmjson/core';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
-export interface SalvageStreamOptions extends SalvageOptions, TextTransformOptions {}
+export interface SalvageStreamOptions<S extends SchemaInput = SchemaInput>
+  extends SalvageOptions<S>,
+    TextTransformOptions {}
 
-export interface SalvageStream extends TransformStream<string | Uint8Array, SalvagedValue> {
+/** `T` is the type of each salvaged `value`. */
+export interface SalvageStream<T = unknown> extends TransformStream<string | Uint8Array, SalvagedValue<T>> {
   /** Counts of characters, candidates, values and diagnostics by reason. */
   readonly stats: Readonly<SalvageStats>;
 }
 
 /** Creates a salvage TransformStream. Throws ConfigurationError for an invalid schema or option. */
-export function createSalvageStream(options: SalvageStreamOptions = {}): SalvageStream {
-  const { stream, engine } = createTextTransformStream<SalvagedValue, SalvageScanner>(options, (output) =>
-    createSalvageScanner(options, { value: output.enqueue, diagnostic: output.diagnostic }),
+export function createSalvageStream<S extends SchemaInput = SchemaInput>(
+  options: SalvageStreamOptions<S> = {},
+): SalvageStream<SchemaValue<S>> {
+  const { stream, engine } = createTextTransformStream<SalvagedValue<SchemaValue<S>>, SalvageScanner>(
+    options,
+    (output) => createSalvageScanner(options, { value: output.enqueue, diagnostic: output.diagnostic }),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
-  return stream as SalvageStream;
+  return stream as SalvageStream<SchemaValue<S>>;
 }
