@@ -14,8 +14,18 @@ import { longLine } from './scenarios/long-line.js';
 import { noisyAnswers } from './scenarios/noisy-answers.js';
 import { partial } from './scenarios/partial.js';
 import { salvage } from './scenarios/salvage.js';
+import { schemaVendors } from './scenarios/schema-vendors.js';
 
-const scenarios: readonly Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage, elements, partial];
+const scenarios: readonly Scenario[] = [
+  jsonlMatrix,
+  noisyAnswers,
+  longLine,
+  delivery,
+  salvage,
+  elements,
+  partial,
+  schemaVendors,
+];
 
 // `pnpm bench -- --quick` forwards the `--` itself.
 const args = process.argv.slice(2);

@@ -2,7 +2,7 @@
  * The benchmarks time only entrants that did the same work: these tests run every entrant of
  * every scenario once, on the quick inputs, and check what it delivers (no timing here).
  */
-import { parseJsonl } from '@llmjson/core';
+import { compileStandardSchema, parseJsonl } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
 import { ajvCheck, jsonrepairParse, matchBrackets } from '../../benchmarks/src/entrants.js';
 import {
@@ -21,8 +21,18 @@ import { longLine } from '../../benchmarks/src/scenarios/long-line.js';
 import { noisyAnswers, noisyBatch } from '../../benchmarks/src/scenarios/noisy-answers.js';
 import { partial } from '../../benchmarks/src/scenarios/partial.js';
 import { salvage } from '../../benchmarks/src/scenarios/salvage.js';
+import { schemaVendors, triadZod } from '../../benchmarks/src/scenarios/schema-vendors.js';
 
-const scenarios: Scenario[] = [jsonlMatrix, noisyAnswers, longLine, delivery, salvage, elements, partial];
+const scenarios: Scenario[] = [
+  jsonlMatrix,
+  noisyAnswers,
+  longLine,
+  delivery,
+  salvage,
+  elements,
+  partial,
+  schemaVendors,
+];
 
 describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name, scenario) => {
   const cases = scenario.cases(true);
@@ -138,6 +148,32 @@ describe('jsonl matrix', () => {
     for (const object of answer.objects) expect(check(object)).toBe(answer.valid.includes(object));
     const types = new Set(answer.objects.map((o) => (o as { type: string }).type));
     expect([...types].sort()).toStrictEqual(['attribute', 'definition', 'relationship']);
+  });
+});
+
+describe('schema vendors', () => {
+  test('the zod union accepts exactly what the 3-branch JSON Schema accepts', () => {
+    const check = ajvCheck(triadSchema());
+    const zod = triadZod();
+    const answer = jsonlAnswer(20_000, 9, 0.3, triadObjects());
+    expect(answer.valid.length).toBeLessThan(answer.objects.length);
+    for (const object of answer.objects) expect(zod.union.safeParse(object).success).toBe(check(object));
+  });
+
+  test('llmjson dispatches on "type" from the zod union\'s JSON Schema export', () => {
+    const compiled = compileStandardSchema(triadZod().union);
+    expect(compiled.discriminator).toBe('type');
+    expect(compiled.branches).toStrictEqual(['definition', 'relationship', 'attribute']);
+  });
+
+  test('one case, 4-char chunks, with no schema, ajv and zod on every path', () => {
+    const names = schemaVendors.cases(true).map((c) => c.contestants.map((x) => x.entrant.name));
+    expect(names).toHaveLength(1);
+    for (const path of ['llmjson createJsonlDecoder', 'llmjson createJsonlStream']) {
+      for (const schema of ['no schema', 'JSON Schema (ajv)', 'zod union']) {
+        expect(names[0]).toContain(`${path}, ${schema}`);
+      }
+    }
   });
 });
 

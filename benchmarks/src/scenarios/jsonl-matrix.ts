@@ -36,7 +36,7 @@ import { type CaseTimings, formatRatio, formatSize, formatSpread, sideBySide } f
 import type { Case, Contestant, Scenario, Table, TargetResult } from '../scenario.js';
 
 /** Share of objects the schema rejects: mostly valid, as a model's answer is. */
-const INVALID_SHARE = 0.05;
+export const INVALID_SHARE = 0.05;
 /** An entrant whose verifying run takes longer than this is not timed (split2 on long lines). */
 const MAX_RUN_MS = 2_000;
 
@@ -69,7 +69,7 @@ function answerFor(lines: Lines, quick: boolean) {
 }
 
 /** The user's per-branch validators: each branch of the `oneOf` compiled on its own. */
-function branchValidators(): Record<string, ValidateFunction> {
+export function branchValidators(): Record<string, ValidateFunction> {
   const schema = triadSchema() as { oneOf: Record<string, unknown>[] };
   const out: Record<string, ValidateFunction> = {};
   for (const branch of schema.oneOf) {
