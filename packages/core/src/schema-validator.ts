@@ -632,6 +632,16 @@ export function compileSchema(schema: JsonSchema, options: CompileOptions = {}):
     return compiled;
   }
   if (!isObject(schema)) return compileUncached(schema, options);
+  return compiledOnce(cache, schema, key, () => compileUncached(schema, options));
+}
+
+/** The validator cached for `schema` (by object) and `key` (the discriminator choice), compiled on first use. */
+export function compiledOnce(
+  cache: WeakMap<object, Map<string, CompiledSchema>>,
+  schema: object,
+  key: string,
+  compile: () => CompiledSchema,
+): CompiledSchema {
   let perSchema = cache.get(schema);
   if (perSchema === undefined) {
     perSchema = new Map();
@@ -639,7 +649,7 @@ export function compileSchema(schema: JsonSchema, options: CompileOptions = {}):
   }
   let compiled = perSchema.get(key);
   if (compiled === undefined) {
-    compiled = compileUncached(schema, options);
+    compiled = compile();
     perSchema.set(key, compiled);
   }
   return compiled;

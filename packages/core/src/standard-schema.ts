@@ -44,6 +44,7 @@ import {
   type CompileOptions,
   ConfigurationError,
   ConfigurationErrorCode,
+  compiledOnce,
   dispatchFailure,
   findDispatch,
   formatSchemaErrors,
@@ -239,15 +240,5 @@ const cache = new WeakMap<object, Map<string, CompiledSchema>>();
 /** Compiles a Standard Schema once; later calls with the same schema object reuse the validator. */
 export function compileStandardSchema(schema: StandardSchemaV1, options: CompileOptions = {}): CompiledSchema {
   const key = options.discriminator === undefined ? '' : JSON.stringify(options.discriminator);
-  let perSchema = cache.get(schema);
-  if (perSchema === undefined) {
-    perSchema = new Map();
-    cache.set(schema, perSchema);
-  }
-  let compiled = perSchema.get(key);
-  if (compiled === undefined) {
-    compiled = compileUncached(schema, options);
-    perSchema.set(key, compiled);
-  }
-  return compiled;
+  return compiledOnce(cache, schema, key, () => compileUncached(schema, options));
 }
