@@ -91,20 +91,28 @@ const withSchema = (o: Options) => ({
   ...(o.maxDepth === undefined ? {} : { maxDepth: o.maxDepth }),
 });
 
+/** A sink's two callbacks, each first running `call` (which may throw), collecting into `out`. */
+function collecting<V>(call: () => void, out: Out, pick: (v: V) => unknown) {
+  return {
+    value(v: V) {
+      call();
+      out.values.push(pick(v));
+    },
+    diagnostic(d: Diagnostic) {
+      call();
+      out.diagnostics.push(d);
+    },
+  };
+}
+
 const ENGINES: EngineRun[] = [
   {
     name: 'JSONL decoder',
     create: (o, call, out) =>
-      createJsonlDecoder(withSchema(o), {
-        value(v) {
-          call();
-          out.values.push(v);
-        },
-        diagnostic(d) {
-          call();
-          out.diagnostics.push(d);
-        },
-      }),
+      createJsonlDecoder(
+        withSchema(o),
+        collecting(call, out, (v: unknown) => v),
+      ),
     check(stats, out) {
       const s = stats as { lines: number; valueLines: number; skippedLines: number; reportedLines: number };
       expect(s.valueLines + s.skippedLines + s.reportedLines).toBe(s.lines);
@@ -114,16 +122,10 @@ const ENGINES: EngineRun[] = [
   {
     name: 'salvage scanner',
     create: (o, call, out) =>
-      createSalvageScanner(withSchema(o), {
-        value(v) {
-          call();
-          out.values.push(v.value);
-        },
-        diagnostic(d) {
-          call();
-          out.diagnostics.push(d);
-        },
-      }),
+      createSalvageScanner(
+        withSchema(o),
+        collecting(call, out, (v: { value: unknown }) => v.value),
+      ),
     check: (stats, out) => expect(stats.values).toBe(out.values.length),
   },
   {
@@ -134,32 +136,16 @@ const ENGINES: EngineRun[] = [
           ...(o.schema === undefined ? {} : { elementSchema: o.schema }),
           ...(o.maxDepth === undefined ? {} : { maxDepth: o.maxDepth }),
         },
-        {
-          value(v) {
-            call();
-            out.values.push(v.value);
-          },
-          diagnostic(d) {
-            call();
-            out.diagnostics.push(d);
-          },
-        },
+        collecting(call, out, (v: { value: unknown }) => v.value),
       ),
     check: (stats, out) => expect(stats.values).toBe(out.values.length),
   },
   {
     name: 'partial builder',
-    create: (o, call, out) =>
-      createPartialBuilder(withSchema(o), {
-        update(v) {
-          call();
-          out.values.push(v);
-        },
-        diagnostic(d) {
-          call();
-          out.diagnostics.push(d);
-        },
-      }),
+    create: (o, call, out) => {
+      const sink = collecting(call, out, (v: unknown) => v);
+      return createPartialBuilder(withSchema(o), { update: sink.value, diagnostic: sink.diagnostic });
+    },
     check: (stats, out) => expect(stats.updates).toBe(out.values.length),
   },
   ...(['auto', 'openai', 'openai-responses', 'anthropic', 'ollama'] as const).map(
