@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic, JsonlOptions, JsonlRecord, JsonSchema } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chunkBytes, everyChunkSize } from './support/chunking.js';
 import { type Collected, decodeChunks, streamChunks } from './support/collect.js';
@@ -65,7 +66,7 @@ function loadFixture(name: string): Fixture {
   const expected = JSON.parse(readFileSync(`${answersDir}${name}.expected.json`, 'utf8')) as ExpectedAnswer;
   const { schema, strict, maxLineLength } = expected.options;
   const options: JsonlOptions = {
-    ...(schema === undefined ? {} : { schema: loadSchema(schema) }),
+    ...(schema === undefined ? {} : { schema: loadSchema(schema), compileJsonSchema: compileSchema }),
     ...(strict === undefined ? {} : { strict }),
     ...(maxLineLength === undefined ? {} : { maxLineLength }),
   };

@@ -22,7 +22,6 @@ import { parsePartialJson } from '@ai-sdk/ui-utils';
 import {
   type Change,
   type CompileOptions,
-  compileSchema,
   createElementScanner,
   createJsonlDecoder,
   createPartialBuilder,
@@ -36,6 +35,7 @@ import {
   type JsonlStats,
   type JsonSchema,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { createElementStream, createJsonlStream, type JsonlStreamOptions } from '@llmjson/node';
 import { JSONParser } from '@streamparser/json';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -206,12 +206,15 @@ export function llmjsonDecoder(
     ours: true,
     run() {
       const values: unknown[] = [];
-      const decoder = createJsonlDecoder(options, {
-        value(value) {
-          values.push(value);
+      const decoder = createJsonlDecoder(
+        { compileJsonSchema: compileSchema, ...options },
+        {
+          value(value) {
+            values.push(value);
+          },
+          diagnostic() {},
         },
-        diagnostic() {},
-      });
+      );
       for (const chunk of chunks) decoder.write(chunk);
       decoder.end();
       stats?.(decoder.stats);
@@ -571,12 +574,15 @@ export function llmjsonElementScanner(
     ours: true,
     run() {
       const values: unknown[] = [];
-      const scanner = createElementScanner(options, {
-        value(record) {
-          values.push(record.value);
+      const scanner = createElementScanner(
+        { compileJsonSchema: compileSchema, ...options },
+        {
+          value(record) {
+            values.push(record.value);
+          },
+          diagnostic() {},
         },
-        diagnostic() {},
-      });
+      );
       for (const chunk of chunks) scanner.write(chunk);
       scanner.end();
       return values;

@@ -3,6 +3,7 @@
  * every scenario once, on the quick inputs, and check what it delivers (no timing here).
  */
 import { compileStandardSchema, parseJsonl } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
 import { ajvCheck, jsonrepairParse, matchBrackets } from '../../benchmarks/src/entrants.js';
 import {
@@ -77,7 +78,7 @@ describe('noisy answers', () => {
   });
 
   test.each(answers.map((a, i) => [i, a] as const))('answer %i: llmjson accounts for every line', (_i, answer) => {
-    const { stats, diagnostics } = parseJsonl(answer.text, { schema });
+    const { stats, diagnostics } = parseJsonl(answer.text, { schema, compileJsonSchema: compileSchema });
     expect(stats.valueLines + stats.skippedLines + stats.reportedLines).toBe(stats.lines);
     const count = (kind: string) => answer.items.filter((item) => item.kind === kind).length;
     const reasons = (...rs: string[]) => diagnostics.filter((d) => rs.includes(d.reason)).length;

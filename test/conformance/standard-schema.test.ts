@@ -10,9 +10,13 @@
  * - valibot without a JSON Schema export: no dispatch, so no `branch` on values or on the
  *   diagnostic of a value that fails its branch (schema-limited; see
  *   docs/decisions/016-standard-schema.md). Everything else is the same.
+ *
+ * The JSON Schema runs get ajv as `compileJsonSchema`; the vendor runs get no compiler (a
+ * Standard Schema validates, and dispatches, without one).
  */
 import { readFileSync } from 'node:fs';
-import type { Diagnostic, SchemaInput } from '@llmjson/core';
+import { type Diagnostic, isStandardSchema, type SchemaInput } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
 import { everyChunkSize } from '../support/chunking.js';
 import { decodeEverySplit } from '../support/collect.js';
@@ -32,11 +36,15 @@ function withoutBranch<T extends { branch?: string }>(record: T): Omit<T, 'branc
   return rest;
 }
 
+/** A JSON Schema with ajv as its compiler; a Standard Schema alone. */
+const options = (schema: SchemaInput) =>
+  isStandardSchema(schema) ? { schema } : { schema, compileJsonSchema: compileSchema };
+
 /** Salvage at every chunk size: asserts they agree and returns the whole-text run. */
 function salvageEverySplit(schema: SchemaInput) {
-  const whole = salvageChunks([text], { schema });
+  const whole = salvageChunks([text], options(schema));
   for (const [label, chunks] of everyChunkSize(text)) {
-    const run = salvageChunks(chunks, { schema });
+    const run = salvageChunks(chunks, options(schema));
     expect(run.values, label).toEqual(whole.values);
     expect(run.diagnostics, label).toEqual(whole.diagnostics);
     expect(run.stats, label).toEqual(whole.stats);
@@ -45,7 +53,7 @@ function salvageEverySplit(schema: SchemaInput) {
 }
 
 describe('JSONL: the same answer through JSON Schema and Standard Schema', () => {
-  const reference = decodeEverySplit(text, { schema: definitionRelationshipJsonSchema });
+  const reference = decodeEverySplit(text, options(definitionRelationshipJsonSchema));
 
   test('the JSON Schema run is the recorded expectation', () => {
     expect(reference.records.map((r) => r.branch)).toEqual([
@@ -63,7 +71,7 @@ describe('JSONL: the same answer through JSON Schema and Standard Schema', () =>
   });
 
   describe.each(definitionRelationshipVendors)('$name', ({ schema, dispatches }) => {
-    const run = decodeEverySplit(text, { schema });
+    const run = decodeEverySplit(text, options(schema));
 
     test('values, lines, offsets and stats are the JSON Schema run’s', () => {
       expect(run.values).toEqual(reference.values);

@@ -22,6 +22,7 @@ import {
   type JsonSchema,
   type SalvageOptions,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import {
   createElementStream as createNodeElementStream,
   createPartialStream as createNodePartialStream,
@@ -80,12 +81,12 @@ function loadFixtures<O>(dir: string, toOptions: (expected: { options?: Record<s
 
 const jsonlFixtures = loadFixtures(answersDir, ({ options = {} }): JsonlOptions => {
   const { schema, ...rest } = options as { schema?: string } & Omit<JsonlOptions, 'schema'>;
-  return { ...rest, ...(schema === undefined ? {} : { schema: loadSchema(schema) }) };
+  return { ...rest, ...(schema === undefined ? {} : { schema: loadSchema(schema), compileJsonSchema: compileSchema }) };
 });
 
 const salvageFixtures = loadFixtures(salvageDir, ({ options = {} }): SalvageOptions => {
   const { schema, ...rest } = options as { schema?: string } & Omit<SalvageOptions, 'schema'>;
-  return { ...rest, ...(schema === undefined ? {} : { schema: loadSchema(schema) }) };
+  return { ...rest, ...(schema === undefined ? {} : { schema: loadSchema(schema), compileJsonSchema: compileSchema }) };
 });
 
 type Chunking = 'whole' | (typeof CHUNK_SIZES)[number];

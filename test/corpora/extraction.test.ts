@@ -22,6 +22,7 @@ import {
   type SalvagedValue,
   type SalvageOptions,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
 import { everyChunkSize } from '../support/chunking.js';
 import { corpus } from '../support/corpora.js';
@@ -211,7 +212,7 @@ function extract(peer: PeerFile, c: ExtractionCase): Extracted {
   const diagnostics: Diagnostic[] = [];
   const schema = schemaOf(peer, c);
   const options = {
-    ...(schema === undefined ? {} : { schema }),
+    ...(schema === undefined ? {} : { schema, compileJsonSchema: compileSchema }),
     ...(peer.repair ? { repair: true } : {}),
     onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
   };
@@ -318,7 +319,7 @@ for (const peer of PEERS) {
     describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
       const input = inputOf(c);
       const schema = schemaOf(peer, c);
-      const scanOptions: SalvageOptions = schema === undefined ? {} : { schema };
+      const scanOptions: SalvageOptions = schema === undefined ? {} : { schema, compileJsonSchema: compileSchema };
 
       test("extractJson gives llmjson's answer", () => {
         const { answer, result, diagnostics } = extract(peer, c);

@@ -8,6 +8,7 @@
  * which the JSONL decoder does not cover; they are not tested here.
  */
 import { type JsonlOptions, type JsonSchema, parseJsonl } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
 import { framedLines } from '../support/arbitraries.js';
 import { everyChunkSize } from '../support/chunking.js';
@@ -49,7 +50,7 @@ describe.skipIf(!exists)('TrustGraph parse_jsonl', () => {
   });
 
   describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
-    const options: JsonlOptions = c.schema === undefined ? {} : { schema: c.schema };
+    const options: JsonlOptions = c.schema === undefined ? {} : { schema: c.schema, compileJsonSchema: compileSchema };
     const expected = DELIBERATE_DIFFERENCES[c.name]?.values ?? c.expected;
 
     test('values match, whole and at every chunk size', () => {

@@ -2,7 +2,8 @@
  * The "nothing crashes" campaign: every engine, every one-shot function, the Node and Web
  * streams and every CLI mode run on generated hostile input (deep nesting, random
  * characters and bytes, long strings, hostile keys, recursive schemas, catastrophic
- * patterns; JSON Schemas and zod schemas) under arbitrary chunking, with sinks that throw. Nothing may throw but the
+ * patterns; no schema, JSON Schemas with ajv as the compiler, zod schemas with or without it)
+ * under arbitrary chunking, with sinks that throw. Nothing may throw but the
  * sink's own exception; stats add up; nothing pollutes a prototype; every diagnostic has
  * the one shape with a bounded excerpt; every value can be serialized.
  *
@@ -24,7 +25,6 @@ import {
   extractElements,
   extractJson,
   parseJsonl,
-  type SchemaInput,
 } from '@llmjson/core';
 import * as node from '@llmjson/node';
 import * as web from '@llmjson/web';
@@ -33,9 +33,10 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { splitAt, splitPoints } from '../support/chunking.js';
 import { runCli } from '../support/cli.js';
 import {
+  type HostileSchemaOptions,
   hostileBytes,
   hostileRuns,
-  hostileSchema,
+  hostileSchemaOptions,
   hostileText,
   SinkFailure,
   throwAt,
@@ -76,9 +77,8 @@ interface EngineRun {
   check?(stats: Record<string, unknown>, out: Out): void;
 }
 
-interface Options {
-  readonly schema: SchemaInput | undefined;
-  readonly maxDepth: number | undefined;
+interface Options extends HostileSchemaOptions {
+  readonly maxDepth?: number;
 }
 
 interface Out {
@@ -86,8 +86,13 @@ interface Out {
   diagnostics: Diagnostic[];
 }
 
+/** The compiler, if any, that goes with a schema. */
+const compiler = (o: HostileSchemaOptions) =>
+  o.compileJsonSchema === undefined ? {} : { compileJsonSchema: o.compileJsonSchema };
+
 const withSchema = (o: Options) => ({
   ...(o.schema === undefined ? {} : { schema: o.schema }),
+  ...compiler(o),
   ...(o.maxDepth === undefined ? {} : { maxDepth: o.maxDepth }),
 });
 
@@ -134,6 +139,7 @@ const ENGINES: EngineRun[] = [
       createElementScanner(
         {
           ...(o.schema === undefined ? {} : { elementSchema: o.schema }),
+          ...compiler(o),
           ...(o.maxDepth === undefined ? {} : { maxDepth: o.maxDepth }),
         },
         collecting(call, out, (v: { value: unknown }) => v.value),
@@ -175,10 +181,9 @@ const ENGINES: EngineRun[] = [
   ),
 ];
 
-const hostileOptions = fc.record({
-  schema: hostileSchema,
-  maxDepth: fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined, freq: 2 }),
-});
+const hostileOptions: fc.Arbitrary<Options> = fc
+  .tuple(hostileSchemaOptions, fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined, freq: 2 }))
+  .map(([schemaOptions, maxDepth]) => ({ ...schemaOptions, ...(maxDepth === undefined ? {} : { maxDepth }) }));
 
 describe.each(ENGINES)('$name on hostile input', (engine) => {
   test('throws nothing but the sink’s own exception; stats add up; diagnostics keep their shape', () => {
@@ -189,7 +194,7 @@ describe.each(ENGINES)('$name on hostile input', (engine) => {
         throwAt,
         ([text, points], options, at) => {
           const out: Out = { values: [], diagnostics: [] };
-          const instance = engine.create(options as Options, throwingCalls(at), out);
+          const instance = engine.create(options, throwingCalls(at), out);
           let thrown: unknown;
           try {
             for (const chunk of splitAt(text, points)) instance.write(chunk);
@@ -216,7 +221,7 @@ describe('one-shot functions on hostile input', () => {
   test('parseJsonl, extractJson, extractAllJson, extractElements and parseJsonResponse never throw', () => {
     fc.assert(
       fc.property(hostileText, hostileOptions, (text, options) => {
-        const o = withSchema(options as Options);
+        const o = withSchema(options);
         const jsonl = parseJsonl(text, o);
         expect(jsonl.stats.valueLines + jsonl.stats.skippedLines + jsonl.stats.reportedLines).toBe(jsonl.stats.lines);
         for (const v of jsonl.values) checkValue(v);
@@ -225,6 +230,7 @@ describe('one-shot functions on hostile input', () => {
         if (one !== undefined) checkValue(one.value);
         const elements = extractElements(text, {
           ...(options.schema === undefined ? {} : { elementSchema: options.schema }),
+          ...compiler(options),
         });
         for (const e of elements.values) checkValue(e);
         const outcome = parseJsonResponse(text, o.schema === undefined ? {} : { schema: o.schema });
@@ -236,35 +242,37 @@ describe('one-shot functions on hostile input', () => {
   });
 });
 
-type NodeFactory = (onDiagnostic: (d: Diagnostic) => void, schema: SchemaInput | undefined) => Transform;
+type NodeFactory = (onDiagnostic: (d: Diagnostic) => void, o: HostileSchemaOptions) => Transform;
 type WebFactory = (
   onDiagnostic: (d: Diagnostic) => void,
-  schema: SchemaInput | undefined,
+  o: HostileSchemaOptions,
 ) => TransformStream<string | Uint8Array, unknown>;
 
-const s = (schema: SchemaInput | undefined) => (schema === undefined ? {} : { schema });
+// The Node streams get the schema alone (they default compileJsonSchema to ajv); the Web
+// streams bundle no validator and get the compiler explicitly.
+const s = (o: HostileSchemaOptions) => (o.schema === undefined ? {} : { schema: o.schema });
+const sc = (o: HostileSchemaOptions) => ({ ...s(o), ...compiler(o) });
+const e = (o: HostileSchemaOptions) => (o.schema === undefined ? {} : { elementSchema: o.schema });
 const STREAMS: [string, NodeFactory, WebFactory][] = [
   [
     'jsonl',
-    (onDiagnostic, schema) => node.createJsonlStream({ onDiagnostic, ...s(schema) }),
-    (onDiagnostic, schema) => web.createJsonlStream({ onDiagnostic, ...s(schema) }),
+    (onDiagnostic, o) => node.createJsonlStream({ onDiagnostic, ...s(o) }),
+    (onDiagnostic, o) => web.createJsonlStream({ onDiagnostic, ...sc(o) }),
   ],
   [
     'salvage',
-    (onDiagnostic, schema) => node.createSalvageStream({ onDiagnostic, ...s(schema) }),
-    (onDiagnostic, schema) => web.createSalvageStream({ onDiagnostic, ...s(schema) }),
+    (onDiagnostic, o) => node.createSalvageStream({ onDiagnostic, ...s(o) }),
+    (onDiagnostic, o) => web.createSalvageStream({ onDiagnostic, ...sc(o) }),
   ],
   [
     'elements',
-    (onDiagnostic, schema) =>
-      node.createElementStream({ onDiagnostic, ...(schema === undefined ? {} : { elementSchema: schema }) }),
-    (onDiagnostic, schema) =>
-      web.createElementStream({ onDiagnostic, ...(schema === undefined ? {} : { elementSchema: schema }) }),
+    (onDiagnostic, o) => node.createElementStream({ onDiagnostic, ...e(o) }),
+    (onDiagnostic, o) => web.createElementStream({ onDiagnostic, ...e(o), ...compiler(o) }),
   ],
   [
     'partial',
-    (onDiagnostic, schema) => node.createPartialStream({ onDiagnostic, ...s(schema) }),
-    (onDiagnostic, schema) => web.createPartialStream({ onDiagnostic, ...s(schema) }),
+    (onDiagnostic, o) => node.createPartialStream({ onDiagnostic, ...s(o) }),
+    (onDiagnostic, o) => web.createPartialStream({ onDiagnostic, ...sc(o) }),
   ],
   [
     'provider',
@@ -278,12 +286,12 @@ describe.each(STREAMS)('%s streams (Node and Web) on hostile bytes', (_name, mak
     await fc.assert(
       fc.asyncProperty(
         hostileBytes.chain((bytes) => fc.tuple(fc.constant(bytes), splitPoints(bytes.length))),
-        hostileSchema,
+        hostileSchemaOptions,
         throwAt,
-        async ([bytes, points], schema, at) => {
+        async ([bytes, points], schemaOptions, at) => {
           const chunks = splitAt(bytes, points);
           const call = throwingCalls(at);
-          const nodeStream = makeNode(() => call(), schema);
+          const nodeStream = makeNode(() => call(), schemaOptions);
           let nodeError: unknown;
           try {
             await pipeline(Readable.from(chunks, { objectMode: true }), nodeStream, async (source) => {
@@ -295,7 +303,7 @@ describe.each(STREAMS)('%s streams (Node and Web) on hostile bytes', (_name, mak
           if (nodeError !== undefined) expect(nodeError).toBeInstanceOf(SinkFailure);
 
           const webCall = throwingCalls(at);
-          const webStream = makeWeb(() => webCall(), schema);
+          const webStream = makeWeb(() => webCall(), schemaOptions);
           let webError: unknown;
           try {
             for await (const value of ReadableStream.from(chunks).pipeThrough(webStream)) checkValue(value);

@@ -6,15 +6,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { test as fcTest } from '@fast-check/vitest';
-import {
-  compileSchema,
-  type Diagnostic,
-  JsonScanner,
-  type JsonSchema,
-  parseJsonl,
-  SCAN_ERROR,
-  SCAN_MORE,
-} from '@llmjson/core';
+import { type Diagnostic, JsonScanner, type JsonSchema, parseJsonl, SCAN_ERROR, SCAN_MORE } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
@@ -516,7 +509,7 @@ describe('hostile keys never pollute prototypes', () => {
         })
         .join('\n');
       const references = written.map((o) => JSON.parse(o) as unknown);
-      for (const options of [{}, { schema }]) {
+      for (const options of [{}, { schema, compileJsonSchema: compileSchema }]) {
         const result = parseJsonl(text, options);
         expectClean();
         const expected =

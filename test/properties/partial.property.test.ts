@@ -6,6 +6,7 @@
  */
 import { test as fcTest } from '@fast-check/vitest';
 import { applyChanges, type Change, createPartialBuilder, type Diagnostic } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { numRuns, splitAt, splitPoints, utf8 } from '../support/chunking.js';
@@ -245,7 +246,10 @@ describe('partial values with a schema', () => {
 
   function diagnose(text: string, size: number): Diagnostic[] {
     const diagnostics: Diagnostic[] = [];
-    const builder = createPartialBuilder({ schema }, { update() {}, diagnostic: (d) => diagnostics.push(d) });
+    const builder = createPartialBuilder(
+      { schema, compileJsonSchema: compileSchema },
+      { update() {}, diagnostic: (d) => diagnostics.push(d) },
+    );
     for (let i = 0; i < text.length; i += size) builder.write(text.slice(i, i + size));
     builder.end();
     return diagnostics;

@@ -16,6 +16,7 @@ import {
   type JsonSchema,
   type SalvagedValue,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
 import { chunkBytes, everyChunkSize, numRuns, splitAt, splitPoints, utf8 } from '../support/chunking.js';
 import {
@@ -155,7 +156,7 @@ describe('trailing comma recovery', () => {
 
   test('a recovered value the schema rejects is a schema diagnostic, not a value', () => {
     const schema: JsonSchema = { type: 'object', required: ['name'] };
-    const run = salvage('```json\n{"id": 1,}\n```\n then {"name": "x",}', { schema });
+    const run = salvage('```json\n{"id": 1,}\n```\n then {"name": "x",}', { schema, compileJsonSchema: compileSchema });
     expect(brief(run.values)).toEqual([['embedded', { name: 'x' }]]);
     expect(reasons(run)).toEqual(['schema', 'recovered']);
   });
@@ -260,11 +261,11 @@ describe('depth guard', () => {
       [list, deepArray(10_000).replace('1', '')],
       [tree, `Sure:\n\`\`\`json\n${deepTree}\n\`\`\`\nand {"name": "leaf"}`],
     ] as const) {
-      const run = salvage(text, { schema });
+      const run = salvage(text, { schema, compileJsonSchema: compileSchema });
       expect(reasons(run)).toContain('too-deep');
       expect(reasons(run)).not.toContain('schema');
-      expect(() => extractJson(text, { schema })).not.toThrow();
-      expect(() => extractJson(text, { schema, repair: true })).not.toThrow();
+      expect(() => extractJson(text, { schema, compileJsonSchema: compileSchema })).not.toThrow();
+      expect(() => extractJson(text, { schema, compileJsonSchema: compileSchema, repair: true })).not.toThrow();
     }
   });
 });

@@ -17,6 +17,7 @@ import {
   type JsonSchema,
   type SalvagedValue,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chunkBytes, everyChunkSize, splitAt, splitPoints, utf8 } from '../support/chunking.js';
@@ -73,7 +74,10 @@ function loadFixture(name: string): Fixture {
   const options: SalvageRunOptions =
     schemaFile === undefined
       ? {}
-      : { schema: JSON.parse(readFileSync(`${schemasDir}${schemaFile}`, 'utf8')) as JsonSchema };
+      : {
+          schema: JSON.parse(readFileSync(`${schemasDir}${schemaFile}`, 'utf8')) as JsonSchema,
+          compileJsonSchema: compileSchema,
+        };
   return { name, text, bytes, expected, options };
 }
 
@@ -399,8 +403,10 @@ describe('diagnostics', () => {
 
   it('schema: a value that fails is left out and reported', () => {
     const text = 'First {"id": 3}, then {"city": "Oslo", "temperature": -2}.';
-    expect(found(text, { schema })).toEqual([{ value: { city: 'Oslo', temperature: -2 }, source: 'embedded' }]);
-    expect(reasons(text, { schema })).toEqual(['schema']);
+    expect(found(text, { schema, compileJsonSchema: compileSchema })).toEqual([
+      { value: { city: 'Oslo', temperature: -2 }, source: 'embedded' },
+    ]);
+    expect(reasons(text, { schema, compileJsonSchema: compileSchema })).toEqual(['schema']);
   });
 
   it('too-long: a candidate longer than maxCandidateLength is abandoned', () => {
@@ -439,8 +445,13 @@ describe('extractJson', () => {
     const schema: JsonSchema = { type: 'object', required: ['name'] };
     const text = 'See {"id": 3} and `{"id": 4}` or {"name": "x"}\n```json\n{"id": 5}\n```\n';
     expect(extractJson(text)?.value).toEqual({ id: 5 });
-    expect(extractJson(text, { schema })).toEqual({ value: { name: 'x' }, source: 'embedded', start: 33, end: 46 });
-    expect(extractJson('{"id": 1}', { schema })).toBeUndefined();
+    expect(extractJson(text, { schema, compileJsonSchema: compileSchema })).toEqual({
+      value: { name: 'x' },
+      source: 'embedded',
+      start: 33,
+      end: 46,
+    });
+    expect(extractJson('{"id": 1}', { schema, compileJsonSchema: compileSchema })).toBeUndefined();
   });
 
   it('agrees with the first value of extractAllJson in its order of preference', () => {
@@ -499,8 +510,10 @@ describe('extractJson repair', () => {
 
   it('validates the repaired value against the schema', () => {
     const schema: JsonSchema = { type: 'object', required: ['name'] };
-    expect(extractJson("{'name': 'x',}", { repair: true, schema })?.value).toEqual({ name: 'x' });
-    expect(extractJson("{'id': 3,}", { repair: true, schema })).toBeUndefined();
+    expect(extractJson("{'name': 'x',}", { repair: true, schema, compileJsonSchema: compileSchema })?.value).toEqual({
+      name: 'x',
+    });
+    expect(extractJson("{'id': 3,}", { repair: true, schema, compileJsonSchema: compileSchema })).toBeUndefined();
   });
 });
 

@@ -4,8 +4,12 @@
  * events, mixed into answers; schemas that are recursive or carry catastrophic patterns;
  * sinks that throw. The schemas include zod ones (a discriminated union, a recursive `z.lazy`
  * tree), so that every engine also runs with a Standard Schema validated by its vendor.
+ * A JSON Schema always comes with ajv as `compileJsonSchema` (an engine refuses one without a
+ * compiler); a zod schema comes with or without it (with it, sub-schemas of its JSON Schema
+ * export are checked too).
  */
-import type { SchemaInput } from '@llmjson/core';
+import { isStandardSchema, type JsonSchemaCompiler, type SchemaInput } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import fc from 'fast-check';
 import { z } from 'zod';
 
@@ -138,6 +142,24 @@ export const hostileSchema: fc.Arbitrary<SchemaInput | undefined> = fc.constantF
   ZOD_DISCRIMINATED,
   z.array(ZOD_TREE),
 );
+
+/** A hostile schema and the JSON Schema compiler to give with it, if any. */
+export interface HostileSchemaOptions {
+  readonly schema?: SchemaInput;
+  readonly compileJsonSchema?: JsonSchemaCompiler;
+}
+
+/**
+ * The schema options a hostile run picks from: no schema; a JSON Schema with ajv; a zod schema
+ * with or without ajv for the sub-schemas of its JSON Schema export.
+ */
+export const hostileSchemaOptions: fc.Arbitrary<HostileSchemaOptions> = fc
+  .tuple(hostileSchema, fc.boolean())
+  .map(([schema, compiler]): HostileSchemaOptions => {
+    if (schema === undefined) return {};
+    if (!isStandardSchema(schema) || compiler) return { schema, compileJsonSchema: compileSchema };
+    return { schema };
+  });
 
 /** Where a sink throws: never, or at its n-th call. */
 export const throwAt = fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined, freq: 3 });

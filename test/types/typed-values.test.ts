@@ -24,6 +24,7 @@ import {
   type SchemaValue,
   type StandardSchemaV1,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import * as node from '@llmjson/node';
 import * as web from '@llmjson/web';
 import { describe, expect, expectTypeOf, test } from 'vitest';
@@ -74,14 +75,16 @@ describe('the value type', () => {
 
   test('is unknown for a JSON Schema and for no schema', () => {
     expectTypeOf<SchemaValue<JsonSchema>>().toBeUnknown();
-    expectTypeOf(parseJsonl(jsonl, { schema: definitionRelationshipJsonSchema }).values).toEqualTypeOf<unknown[]>();
+    expectTypeOf(
+      parseJsonl(jsonl, { schema: definitionRelationshipJsonSchema, compileJsonSchema: compileSchema }).values,
+    ).toEqualTypeOf<unknown[]>();
     expectTypeOf(parseJsonl(jsonl).values).toEqualTypeOf<unknown[]>();
     expect(parseJsonl(jsonl).values).toEqual([definition, relationship]);
   });
 
   test('is the input, not the output, of a transforming schema: the delivered value is the JSON', () => {
     const schema = z.object({ count: z.string().transform(Number) });
-    const { values } = parseJsonl('{"count":"3"}\n', { schema });
+    const { values } = parseJsonl('{"count":"3"}\n', { schema, compileJsonSchema: compileSchema });
     expectTypeOf(values).toEqualTypeOf<{ count: string }[]>();
     expect(values).toEqual([{ count: '3' }]);
   });
@@ -303,13 +306,17 @@ describe('JSON Schema written as const', () => {
   type Expected = { title: string; tags?: string[]; kind: 'a' | 'b' };
 
   test('infers its type through json-schema-to-ts, on core, Node and Web', async () => {
-    const { values } = parseJsonl('{"title":"T","kind":"a"}\n', { schema });
+    const { values } = parseJsonl('{"title":"T","kind":"a"}\n', { schema, compileJsonSchema: compileSchema });
     expectTypeOf(values).toEqualTypeOf<Expected[]>();
     // @ts-expect-error: additionalProperties is false
     values[0]?.subtitle;
     expectTypeOf(node.createJsonlStream({ schema })).toEqualTypeOf<node.JsonlStream<Expected>>();
-    expectTypeOf(web.createJsonlStream({ schema }).readable).toEqualTypeOf<ReadableStream<Expected>>();
-    expectTypeOf(extractJson('{"title":"T","kind":"b"}', { schema })?.value).toEqualTypeOf<Expected | undefined>();
+    expectTypeOf(web.createJsonlStream({ schema, compileJsonSchema: compileSchema }).readable).toEqualTypeOf<
+      ReadableStream<Expected>
+    >();
+    expectTypeOf(
+      extractJson('{"title":"T","kind":"b"}', { schema, compileJsonSchema: compileSchema })?.value,
+    ).toEqualTypeOf<Expected | undefined>();
     const stream = node.createJsonlStream({ schema });
     stream.end('{"title":"T","kind":"a"}\n');
     const read = await stream.toArray();
@@ -323,15 +330,17 @@ describe('JSON Schema written as const', () => {
       type: 'object',
       properties: { children: { type: 'array', items: { $ref: '#' } } },
     } as const;
-    const { values } = parseJsonl('{"children":[]}\n', { schema: tree });
+    const { values } = parseJsonl('{"children":[]}\n', { schema: tree, compileJsonSchema: compileSchema });
     expectTypeOf(values).toEqualTypeOf<unknown[]>();
     expect(values).toEqual([{ children: [] }]);
   });
 
   test('a JSON Schema of the wide JsonSchema type stays unknown', () => {
     const wide: JsonSchema = schema;
-    expectTypeOf(parseJsonl('', { schema: wide }).values).toEqualTypeOf<unknown[]>();
+    expectTypeOf(parseJsonl('', { schema: wide, compileJsonSchema: compileSchema }).values).toEqualTypeOf<unknown[]>();
     expectTypeOf<SchemaValue<JsonSchema>>().toBeUnknown();
-    expect(parseJsonl('{"title":"T","kind":"a"}\n', { schema: wide }).values).toHaveLength(1);
+    expect(
+      parseJsonl('{"title":"T","kind":"a"}\n', { schema: wide, compileJsonSchema: compileSchema }).values,
+    ).toHaveLength(1);
   });
 });

@@ -9,7 +9,8 @@
  * from the medians of this run; the per-round shares give the spread.
  */
 
-import { compileSchema, compileStandardSchema, type JsonSchema, type StandardSchemaV1 } from '@llmjson/core';
+import { compileStandardSchema, type JsonSchema, type StandardSchemaV1 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { z } from 'zod';
 import {
   ajvCheck,

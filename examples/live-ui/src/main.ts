@@ -9,6 +9,7 @@
  */
 import { applyChanges, type Change, type Diagnostic } from '@llmjson/core';
 import { createJsonlStream, createPartialStream } from '@llmjson/web';
+import { compileSchema } from '@llmjson/web/ajv';
 import schema from '../../../packages/contracts/schemas/prompt-contracts/llmjson/kg/definition_relationship/v1.schema.json';
 import { answerStream } from './answer-source.js';
 
@@ -53,7 +54,11 @@ async function streamExtraction(): Promise<void> {
   const diagnostics = $('diagnostics');
   $('jsonl-status').textContent = 'streaming…';
   const values = (await answerStream('extraction.txt')).pipeThrough(
-    createJsonlStream({ schema, onDiagnostic: (d) => diagnostics.append(renderDiagnostic(d)) }),
+    createJsonlStream({
+      schema,
+      compileJsonSchema: compileSchema,
+      onDiagnostic: (d) => diagnostics.append(renderDiagnostic(d)),
+    }),
   );
   await forEach(values as ReadableStream<unknown> as ReadableStream<Extracted>, (value) =>
     objects.append(renderObject(value)),

@@ -27,6 +27,7 @@ import {
   parseJsonl,
   SCAN_MORE,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { isTruncated, parseJsonResponse } from './responses.js';
 
 export type ClassifyMode = 'json' | 'jsonl' | 'elements' | 'salvage';
@@ -61,6 +62,7 @@ function endsInsideDocument(text: string): boolean {
 export function classifyResponse(text: string, options: ClassifyOptions): Classification {
   if (text.trim() === '') return { status: 'empty', values: [], diagnostics: [] };
   const schemaOptions = {
+    compileJsonSchema: compileSchema,
     ...(options.schema === undefined ? {} : { schema: options.schema }),
     ...(options.discriminator === undefined ? {} : { discriminator: options.discriminator }),
   };

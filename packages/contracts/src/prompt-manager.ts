@@ -17,8 +17,9 @@
  *   Recovered `json` documents (a trailing comma) succeed, with their `recovered` notes in
  *   `diagnostics` and through `onDiagnostic`.
  * - `stream(id, vars, llm)`: an async iterable of validated objects as they arrive (each JSONL
- *   line; each element of a JSON array; a JSON object once complete; text chunks for a text
- *   prompt) and `outcome`, the envelope, once the answer has ended.
+ *   line; each element of a JSON array whose schema gives every element one `items` schema;
+ *   any other JSON document — a tuple, an array schema without `items` — once complete; text
+ *   chunks for a text prompt) and `outcome`, the envelope, once the answer has ended.
  * - Schemas: a prompt's `schema` may be a Standard Schema (zod, valibot, arktype…) when the
  *   configuration is built in code. Its vendor validates every value (JSONL lines, array
  *   elements, the document), with the same outcomes as a JSON Schema; the model's request
@@ -26,6 +27,18 @@
  *   the envelope names the vendor (`result.schema`). A Standard Schema that validates
  *   asynchronously throws core's `ConfigurationError` from the call (it cannot be known before
  *   a value reaches the async refinement).
+ * - Types: `createPromptManager` infers the configuration's type, so a configuration written in
+ *   code types what each prompt returns (`PromptTypesOf`, `PromptValue`): `invoke` resolves to
+ *   the answer (`string`) for a text prompt, the document for a `json` prompt, the array of
+ *   objects for a `jsonl` prompt; `run`'s envelope has that as `result.json` (none for text);
+ *   `stream` yields text chunks, JSONL objects, or the JSON document — its elements where the
+ *   runner streams them (for a Standard Schema: where its type carries a JSON Schema export and
+ *   its value type is a plain array). Values are typed from an inline `schema` as core's
+ *   engines type them (`SchemaValue`: a Standard Schema's input type, a JSON Schema written
+ *   `as const`). A `schema_ref`, a schema typed `JsonSchema`, a configuration read from a file
+ *   (`unknown`, `any`), an id the configuration's type does not name, or a `response-type` not
+ *   pinned to one literal give `unknown` (`unknown[]` from a `jsonl` prompt's `invoke`), as
+ *   before. The runner exposes no partial snapshots, so nothing here is `DeepPartial`.
  * Configuration problems (unknown prompt, missing or broken schema, bad variables) throw
  * `ContractConfigurationError` before the model is called. What the model function itself
  * throws, and what `onDiagnostic` throws, reaches the caller unchanged (they are not answers).
@@ -41,7 +54,10 @@ import {
   jsonSchemaOf,
   quoteInput,
   type SchemaInput,
+  type SchemaValue,
+  type StandardSchemaV1,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { type CatalogReport, checkCatalog } from './catalog.js';
 import { createEnvelope, type Envelope, type EnvelopeError, type EnvelopeSchema } from './envelope.js';
 import { ContractConfigurationError, ContractErrorCode, ContractValidationError } from './errors.js';
@@ -70,21 +86,156 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface PromptStream extends AsyncIterable<unknown> {
+/** `T`: the values yielded; `J`: the envelope's `result.json` (both `unknown` by default). */
+export interface PromptStream<T = unknown, J = unknown> extends AsyncIterable<T> {
   /** The envelope, once the answer has ended (consumes the answer itself when nobody iterates). */
-  readonly outcome: Promise<Envelope>;
+  readonly outcome: Promise<Envelope<J>>;
 }
 
-export interface PromptManager {
+/** Whether `T` is `any` (a configuration from `JSON.parse`): then nothing is typed. */
+type IsAny<T> = 0 extends 1 & T ? true : false;
+
+/** An entry's response type when its type pins one (absent: `text`); `undefined` when it does not. */
+type ResponseTypeOf<E> =
+  IsAny<E> extends true
+    ? undefined
+    : E extends object
+      ? 'response-type' extends keyof E
+        ? [E['response-type']] extends [never]
+          ? undefined
+          : [E['response-type']] extends ['text']
+            ? 'text'
+            : [E['response-type']] extends ['json']
+              ? 'json'
+              : [E['response-type']] extends ['jsonl']
+                ? 'jsonl'
+                : undefined
+        : 'text'
+      : undefined;
+
+/** The type of an entry's values: from its inline `schema`; `unknown` for a `schema_ref` or none. */
+type EntryValue<E> = E extends { readonly schema_ref: string }
+  ? unknown
+  : E extends { readonly schema: infer S }
+    ? SchemaValue<S>
+    : unknown;
+
+/**
+ * Whether a `json` entry's stream yields its array's elements, as the runner decides at run
+ * time (`streamsArrayElements`): a JSON Schema with `items` (an object or `true`, not a
+ * tuple's array), no `prefixItems`, and `type: 'array'` or no `type`; a Standard Schema whose
+ * type carries a JSON Schema export (`~standard.jsonSchema`: zod, arktype, valibot through
+ * `toStandardJsonSchema`) and whose value type is a plain array (`T[]`: the vendors export it
+ * with `items`; a tuple has `prefixItems`).
+ */
+type StreamsElements<E> = E extends { readonly schema_ref: string }
+  ? false
+  : E extends { readonly schema: infer S }
+    ? S extends StandardSchemaV1
+      ? S['~standard'] extends { readonly jsonSchema: unknown }
+        ? IsPlainArray<SchemaValue<S>>
+        : false
+      : S extends { readonly prefixItems: unknown } | { readonly items: readonly unknown[] }
+        ? false
+        : S extends { readonly items: object | true }
+          ? S extends { readonly type: 'array' }
+            ? true
+            : S extends { readonly type: unknown }
+              ? false
+              : true
+          : false
+    : false;
+
+/** Whether `T` is exactly an array `E[]` (not a tuple, not a union with a non-array). */
+type IsPlainArray<T> = unknown extends T
+  ? false
+  : [T] extends [readonly (infer E)[]]
+    ? E[] extends T
+      ? true
+      : false
+    : false;
+
+/** The element type of an array type (`unknown` stays `unknown`). */
+type ElementOf<T> = unknown extends T ? unknown : [T] extends [readonly (infer E)[]] ? E : never;
+
+/**
+ * The types of one prompt's answer: `value`, what `invoke` resolves to; `json`, the envelope's
+ * `result.json` (from `run` and `stream(…).outcome`); `streamed`, what `stream` yields.
+ */
+export interface PromptTypes<Value = unknown, Json = unknown, Streamed = unknown> {
+  readonly value: Value;
+  readonly json: Json;
+  readonly streamed: Streamed;
+}
+
+/** A prompt entry's types, by its response type (`undefined`: not pinned, nothing typed). */
+type EntryTypes<E, V = EntryValue<E>> = {
+  text: PromptTypes<string, never, string>;
+  json: PromptTypes<V, V, StreamsElements<E> extends true ? ElementOf<V> : V>;
+  jsonl: PromptTypes<V[], V[], V>;
+  undefined: PromptTypes;
+}[`${ResponseTypeOf<E>}`];
+
+/** Every id's types unknown: the types of a configuration whose type says nothing. */
+export type UntypedPrompts = { readonly [id: string]: PromptTypes };
+
+/**
+ * The types of each prompt of a configuration of type `C` (see `PromptManager`): for an entry
+ * whose `response-type` is one literal (absent: `text`), `text` → `PromptTypes<string, never,
+ * string>`; `json` → the document `V` (streamed: its elements where the runner streams them);
+ * `jsonl` → `V[]` (streamed: each `V`). `V` is `SchemaValue` of the inline `schema`, `unknown`
+ * for a `schema_ref`. A configuration typed `unknown` or `any` gives `UntypedPrompts`.
+ */
+export type PromptTypesOf<C> =
+  IsAny<C> extends true
+    ? UntypedPrompts
+    : C extends { readonly prompts: infer P }
+      ? IsAny<P> extends true
+        ? UntypedPrompts
+        : { readonly [Id in keyof P]: EntryTypes<P[Id]> }
+      : UntypedPrompts;
+
+/** Prompt `Id`'s types: an id the map does not name has `PromptTypes` (all `unknown`). */
+type TypesOfId<P, Id extends string> = (P & UntypedPrompts)[Id];
+
+/**
+ * What `invoke(id, …)` resolves to for a configuration of type `C`: `string` for a text prompt,
+ * the document for `json`, the array of objects for `jsonl`, typed from the inline `schema`
+ * (`SchemaValue`); `unknown` where the configuration's type does not say.
+ */
+export type PromptValue<C, Id extends string> = TypesOfId<PromptTypesOf<C>, Id>['value'];
+
+/**
+ * A prompt runner. `P` maps prompt ids to their types (`PromptTypesOf` of the configuration,
+ * inferred by `createPromptManager`); the default, `UntypedPrompts`, types nothing. Any string
+ * is an id: one `P` does not name (an id only known at run time, a configuration read from a
+ * file) gives `unknown`, as before. A typed runner is assignable to `PromptManager`.
+ */
+export interface PromptManager<P extends UntypedPrompts = UntypedPrompts> {
   /** The prompt ids, in configuration order. */
   readonly ids: readonly string[];
   /** The rendered system and user prompt. */
   render(id: string, vars: Variables): { system?: string; prompt: string };
   /** The catalog check of this configuration. */
   check(): CatalogReport;
-  invoke(id: string, vars: Variables, llm: Llm, options?: CallOptions): Promise<unknown>;
-  run(id: string, vars: Variables, llm: Llm, options?: CallOptions): Promise<Envelope>;
-  stream(id: string, vars: Variables, llm: Llm, options?: CallOptions): PromptStream;
+  invoke<Id extends string>(
+    id: Id,
+    vars: Variables,
+    llm: Llm,
+    options?: CallOptions,
+  ): Promise<TypesOfId<P, Id>['value']>;
+  run<Id extends string>(
+    id: Id,
+    vars: Variables,
+    llm: Llm,
+    options?: CallOptions,
+  ): Promise<Envelope<TypesOfId<P, Id>['json']>>;
+  stream<Id extends string>(
+    id: Id,
+    vars: Variables,
+    llm: Llm,
+    options?: CallOptions,
+  ): PromptStream<TypesOfId<P, Id>['streamed'], TypesOfId<P, Id>['json']>;
 }
 
 interface Prepared {
@@ -98,13 +249,20 @@ interface Prepared {
   readonly discriminator: string | false | undefined;
 }
 
-/** Whether the document is an array (its elements then stream): from a Standard Schema's export. */
-function isArraySchema(input: SchemaInput | undefined): boolean {
+/**
+ * Whether a JSON document's elements stream one by one: its schema (a Standard Schema's export)
+ * is an array (`type: 'array'`, or no `type`) whose elements all have one schema, `items` (an
+ * object or `true`), and no `prefixItems`. A tuple, an array without `items` and anything
+ * else stream the document whole: the element scanner checks every element against `items`.
+ */
+function streamsArrayElements(input: SchemaInput | undefined): boolean {
   const schema = input !== undefined && isStandardSchema(input) ? jsonSchemaOf(input) : input;
   if (typeof schema !== 'object') return false;
+  const items = schema.items;
   return (
-    schema.type === 'array' ||
-    (schema.type === undefined && (schema.items !== undefined || schema.prefixItems !== undefined))
+    (schema.type === 'array' || schema.type === undefined) &&
+    schema.prefixItems === undefined &&
+    (items === true || (typeof items === 'object' && items !== null && !Array.isArray(items)))
   );
 }
 
@@ -232,6 +390,7 @@ class Manager implements PromptManager {
       }
     };
     const schemaOptions = {
+      compileJsonSchema: compileSchema,
       ...(schema === undefined ? {} : { schema }),
       ...(discriminator === undefined ? {} : { discriminator }),
     };
@@ -244,7 +403,7 @@ class Manager implements PromptManager {
             },
             diagnostic: report,
           })
-        : responseType === 'json' && isArraySchema(schema)
+        : responseType === 'json' && streamsArrayElements(schema)
           ? createElementScanner(schemaOptions, { value: (element) => ready.push(element.value), diagnostic() {} })
           : undefined;
 
@@ -481,7 +640,16 @@ function incompleteError(finishReason: string): EnvelopeError {
   return { reason: 'INCOMPLETE', message: incompleteOutcome(finishReason).message };
 }
 
-/** Creates a prompt runner. Throws `ContractConfigurationError` when the configuration is malformed. */
-export function createPromptManager(config: unknown, options: PromptManagerOptions = {}): PromptManager {
-  return new Manager(config, options);
+/**
+ * Creates a prompt runner. Throws `ContractConfigurationError` when the configuration is
+ * malformed. The configuration's type is inferred (as if written `as const`), so a
+ * configuration written in code types each prompt's values (`PromptValue`); an entry declared
+ * apart keeps its types with `as const` (or, with a Standard Schema, `satisfies PromptEntry`).
+ */
+export function createPromptManager<const C = unknown>(
+  config: C,
+  options: PromptManagerOptions = {},
+): PromptManager<PromptTypesOf<C>> {
+  // Type-level only: the runner delivers what each prompt's schema accepted.
+  return new Manager(config, options) as PromptManager<PromptTypesOf<C>>;
 }

@@ -39,8 +39,10 @@ import {
   parseJsonl,
   type SalvagedValue,
   type SchemaInput,
+  type SchemaValue,
   type ValidationResult,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { type ContractFailure, FailureDetail, type IncompleteAnswer } from './errors.js';
 import { compileSchemaInput } from './schema-registry.js';
 
@@ -61,9 +63,11 @@ export function incompleteOutcome(finishReason: string): IncompleteAnswer {
   };
 }
 
-export interface JsonSuccess {
+/** `T` is the document's type: `SchemaValue<S>` for a `schema` of type `S` (`unknown` by default). */
+export interface JsonSuccess<T = unknown> {
   readonly status: 'succeeded';
-  readonly json: unknown;
+  /** The document, which matched the schema (typed from it; see `parseJsonResponse`). */
+  readonly json: T;
   /** Discriminator branch the document matched. */
   readonly branch?: string;
   /** Where the document was found: the whole text, a fence, inline code, or prose. */
@@ -74,15 +78,16 @@ export interface JsonSuccess {
   readonly diagnostics?: readonly Diagnostic[];
 }
 
-export type JsonOutcome = JsonSuccess | ContractFailure | IncompleteAnswer;
+export type JsonOutcome<T = unknown> = JsonSuccess<T> | ContractFailure | IncompleteAnswer;
 
-export interface ParseJsonOptions {
+/** `S` is the schema's type, so that the document comes out typed (`SchemaValue<S>`). */
+export interface ParseJsonOptions<S extends SchemaInput = SchemaInput> {
   /**
    * The document's schema: a JSON Schema, or a Standard Schema (zod 4, valibot 1, arktype 2…)
    * validated by its vendor, whose issues are the same `SCHEMA_MISMATCH` errors. Without it
    * any JSON document succeeds.
    */
-  readonly schema?: SchemaInput | undefined;
+  readonly schema?: S | undefined;
   /** Discriminator for a `oneOf` schema or a Standard Schema's union (detected by default; `false` for off). */
   readonly discriminator?: string | false | undefined;
   /** `'fence-and-prose'` (default): find the document in fences or prose. `'none'`: the whole text. */
@@ -138,8 +143,20 @@ function validate(compiled: CompiledSchema, value: unknown): ValidationResult {
 /**
  * Reads the answer of a `json` prompt. Never throws for a bad answer: the outcome says what
  * happened. Throws `ConfigurationError` (from core) only for a broken schema or option.
+ *
+ * A success's `json` is typed from `schema` (`SchemaValue`, docs/decisions/016): a Standard
+ * Schema's input type (the parsed JSON the vendor accepted, not its transformed output), the
+ * type of a JSON Schema written `as const`, else (no schema, a `JsonSchema`, a `$ref`) `unknown`.
  */
-export function parseJsonResponse(text: string, options: ParseJsonOptions = {}): JsonOutcome {
+export function parseJsonResponse<S extends SchemaInput = SchemaInput>(
+  text: string,
+  options: ParseJsonOptions<S> = {},
+): JsonOutcome<SchemaValue<S>> {
+  // Type-level only: the document returned is one the schema accepted.
+  return parseJson(text, options) as JsonOutcome<SchemaValue<S>>;
+}
+
+function parseJson(text: string, options: ParseJsonOptions): JsonOutcome {
   if (isTruncated(options.finishReason)) return incompleteOutcome(options.finishReason as string);
   const { schema, discriminator } = options;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -177,15 +194,21 @@ export function parseJsonResponse(text: string, options: ParseJsonOptions = {}):
   const first = validate(compiled, preferred.value);
   if (first.valid) return salvaged(preferred, first.branch, diagnostics);
   diagnostics.length = 0;
-  const matching = extractJson(text, { schema, ...compileOptions, ...salvageOptions });
+  const matching = extractJson(text, {
+    schema,
+    compileJsonSchema: compileSchema,
+    ...compileOptions,
+    ...salvageOptions,
+  });
   if (matching !== undefined) return salvaged(matching, matching.branch, diagnostics);
   return failure(FailureDetail.schemaMismatch, first.message, first.errors);
 }
 
-export interface JsonlOutcome {
+/** `T` is the type of each object: `SchemaValue<S>` for a `schema` of type `S` (`unknown` by default). */
+export interface JsonlOutcome<T = unknown> {
   readonly status: 'succeeded' | 'incomplete';
   /** The valid objects, in order (possibly none). */
-  readonly json: unknown[];
+  readonly json: T[];
   /** Every dropped or recovered line, and the cut line of an incomplete answer. */
   readonly diagnostics: readonly Diagnostic[];
   /** `no valid objects in the answer` when `json` is empty. */
@@ -195,16 +218,17 @@ export interface JsonlOutcome {
 
 /**
  * Reads the answer of a `jsonl` prompt: valid objects kept, invalid lines dropped and reported.
- * `schema` is a JSON Schema or a Standard Schema, as for `parseJsonResponse`.
+ * `schema` is a JSON Schema or a Standard Schema, as for `parseJsonResponse`, and types the
+ * objects the same way (`SchemaValue<S>`; `unknown` without a typed schema).
  */
-export function parseJsonlResponse(
+export function parseJsonlResponse<S extends SchemaInput = SchemaInput>(
   text: string,
-  options: Pick<JsonlOptions, 'schema' | 'discriminator' | 'maxLineLength'> & {
+  options: Pick<JsonlOptions<S>, 'schema' | 'discriminator' | 'maxLineLength'> & {
     finishReason?: string | undefined;
   } = {},
-): JsonlOutcome {
+): JsonlOutcome<SchemaValue<S>> {
   const { finishReason, ...jsonl } = options;
-  const result = parseJsonl(text, jsonl);
+  const result = parseJsonl(text, { compileJsonSchema: compileSchema, ...jsonl });
   const warnings = result.values.length === 0 ? ['no valid objects in the answer'] : [];
   const status = isTruncated(finishReason) ? 'incomplete' : 'succeeded';
   return {

@@ -27,13 +27,13 @@ import { fileURLToPath } from 'node:url';
 import {
   type CompiledSchema,
   type CompileOptions,
-  compileSchema,
   compileStandardSchema,
   isStandardSchema,
   type JsonSchema,
   quoteInput,
   type SchemaInput,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 
 export type SchemaRootKind = 'workspace' | 'user' | 'builtin' | 'custom';

@@ -13,6 +13,8 @@ export const ConfigurationErrorCode = {
   schemaInvalid: 'SCHEMA_INVALID',
   discriminatorInvalid: 'DISCRIMINATOR_INVALID',
   optionInvalid: 'OPTION_INVALID',
+  /** A JSON Schema reached an engine with no JSON Schema compiler (`compileJsonSchema`). */
+  noJsonSchemaCompiler: 'NO_JSON_SCHEMA_COMPILER',
 } as const;
 export type ConfigurationErrorCode = (typeof ConfigurationErrorCode)[keyof typeof ConfigurationErrorCode];
 

@@ -71,6 +71,9 @@ export interface Diagnostic {
   readonly branch?: string;
 }
 
+/** What an `encoding` diagnostic says, from whichever unit finds the bytes. */
+export const INVALID_ENCODING_MESSAGE = 'bytes that are not UTF-8 were decoded as U+FFFD (the replacement character)';
+
 /** Longest piece of user input (a schema reference, a path, a pattern) quoted in a message, in characters. */
 export const MAX_QUOTED_LENGTH = 200;
 

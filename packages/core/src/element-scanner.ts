@@ -21,7 +21,15 @@
  */
 
 import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from './diagnostics.js';
-import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
+import {
+  checkPositiveInteger,
+  countDiagnostic,
+  type DiagnosticCounts,
+  type Engine,
+  missingCompilerMessage,
+  type ValidatorOptions,
+  validatorFor,
+} from './engine.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
 import { ConfigurationError, ConfigurationErrorCode, elementSchemaAt, type JsonSchema } from './schema-validator.js';
 import { isStandardSchema, jsonSchemaOf, type SchemaInput, type SchemaValue } from './standard-schema.js';
@@ -30,13 +38,13 @@ import { isStandardSchema, jsonSchemaOf, type SchemaInput, type SchemaValue } fr
  * `E` is the type of `elementSchema`, so that elements come out typed (`SchemaValue<E>`; see
  * standard-schema.ts). Elements checked against a document `schema` stay `unknown`.
  */
-export interface ElementOptions<E extends SchemaInput = SchemaInput> {
+export interface ElementOptions<E extends SchemaInput = SchemaInput> extends ValidatorOptions {
   /** Where the array is: `$` (the document itself, default) or `$.key.key…`. */
   readonly path?: string;
   /**
    * Schema of the whole document: each element is validated against its `items` at `path`. A
    * Standard Schema here needs a JSON Schema export (zod 4, arktype 2), whose `items` is then
-   * validated by ajv; without one, give `elementSchema` instead.
+   * validated by `compileJsonSchema`; without either, give `elementSchema` instead.
    */
   readonly schema?: SchemaInput;
   /** Schema of each element (instead of deriving it from `schema`): JSON Schema or Standard Schema. */
@@ -132,13 +140,19 @@ class Scanner implements ElementScanner, ScanEvents {
     const elementSchema =
       options.elementSchema ??
       (options.schema === undefined ? undefined : elementSchemaAt(documentJsonSchema(options.schema), this.keys));
-    this.validator = validatorFor(
-      elementSchema === undefined
-        ? {}
-        : options.discriminator === undefined
-          ? { schema: elementSchema }
-          : { schema: elementSchema, discriminator: options.discriminator },
-    );
+    if (options.elementSchema === undefined && options.schema !== undefined && isStandardSchema(options.schema)) {
+      if (options.compileJsonSchema === undefined) {
+        throw new ConfigurationError(
+          ConfigurationErrorCode.noJsonSchemaCompiler,
+          `${missingCompilerMessage("the elements' schema (the items of the document schema's JSON Schema export)")}; or pass the element schema as elementSchema`,
+        );
+      }
+    }
+    this.validator = validatorFor({
+      ...(elementSchema === undefined ? {} : { schema: elementSchema }),
+      ...(options.discriminator === undefined ? {} : { discriminator: options.discriminator }),
+      ...(options.compileJsonSchema === undefined ? {} : { compileJsonSchema: options.compileJsonSchema }),
+    });
     this.sink = sink;
     this.json.events = this;
     // Only the elements and the keys on the path matter: nothing deeper raises an event.

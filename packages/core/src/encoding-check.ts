@@ -11,7 +11,7 @@
  * chunk left in flight) to find which U+FFFD are replacements and which are literal.
  */
 
-import { type Diagnostic, DiagnosticReason } from './diagnostics.js';
+import { type Diagnostic, DiagnosticReason, INVALID_ENCODING_MESSAGE } from './diagnostics.js';
 import { countDiagnostic, type DiagnosticCounts, type Engine } from './engine.js';
 
 export interface EncodingCheck {
@@ -178,8 +178,7 @@ export function createDecodedWriter(engine: DecodedEngine, report: (diagnostic: 
             offset: offset + first,
             // The text around it depends on where the chunks were cut; the character does not.
             excerpt: '\uFFFD',
-            message:
-              'bytes that are not UTF-8 were decoded as U+FFFD (the replacement character); reported once per stream',
+            message: `${INVALID_ENCODING_MESSAGE}; reported once per stream`,
           });
         }
       }

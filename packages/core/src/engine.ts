@@ -5,7 +5,14 @@
  */
 
 import type { Diagnostic } from './diagnostics.js';
-import { type CompiledSchema, ConfigurationError, ConfigurationErrorCode, compileSchema } from './schema-validator.js';
+import { quoteInput } from './diagnostics.js';
+import {
+  type CompiledSchema,
+  ConfigurationError,
+  ConfigurationErrorCode,
+  type JsonSchema,
+  type JsonSchemaCompiler,
+} from './schema-validator.js';
 import { compileStandardSchema, isStandardSchema, type SchemaInput } from './standard-schema.js';
 
 /** A push-based engine: `write` delivers what each chunk completes, `end` what the end decides. */
@@ -57,16 +64,56 @@ export function checkHighWaterMark(value: number | undefined): void {
 }
 
 /**
- * The validator for an engine's `schema` and `discriminator` options, if a schema is given: a
- * Standard Schema (zod, valibot, arktype…) through standard-schema.ts, a JSON Schema through ajv.
+ * The option every engine that validates takes besides `schema`: how to compile a JSON Schema.
+ * Core bundles no JSON Schema validator. The Node streams, contracts and the CLI pass
+ * `compileSchema` from `@llmjson/core/ajv` unless told otherwise; with core or the Web streams
+ * a JSON Schema needs it passed (or code generated ahead of time by `llmjson compile`, which is
+ * a Standard Schema), and a Standard Schema needs it only for sub-schemas (the partial
+ * builder's subtree checks, elements found through a document schema's export).
  */
-export function validatorFor(options: {
-  readonly schema?: SchemaInput;
-  readonly discriminator?: string | false;
-}): CompiledSchema | undefined {
+export interface ValidatorOptions {
+  /** Compiles JSON Schemas: `compileSchema` from `@llmjson/core/ajv`, or any `JsonSchemaCompiler`. */
+  readonly compileJsonSchema?: JsonSchemaCompiler;
+}
+
+/** The message for a JSON Schema given to an engine that has no compiler for it. */
+export function missingCompilerMessage(what: string): string {
+  return `${what} is a JSON Schema, and no JSON Schema compiler was given: pass compileJsonSchema (compileSchema from '@llmjson/core/ajv' or '@llmjson/web/ajv', which compiles to code at run time), or compile the schema ahead of time with \`llmjson compile schema.json\` and pass the module's default export as the schema (safe under a strict Content-Security-Policy), or use a Standard Schema (zod, valibot, arktype)`;
+}
+
+/** Compiles a JSON Schema with `compiler`, or throws ConfigurationError (NO_JSON_SCHEMA_COMPILER) naming the fix. */
+export function compileJsonSchemaWith(
+  compiler: JsonSchemaCompiler | undefined,
+  schema: JsonSchema,
+  options: { readonly discriminator?: string | false },
+  what = 'the schema',
+): CompiledSchema {
+  if (compiler === undefined) {
+    throw new ConfigurationError(ConfigurationErrorCode.noJsonSchemaCompiler, missingCompilerMessage(what));
+  }
+  if (typeof compiler !== 'function') {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `compileJsonSchema must be a function (schema, options) => validator, got ${quoteInput(typeof compiler)}`,
+    );
+  }
+  return compiler(schema, options);
+}
+
+/**
+ * The validator for an engine's `schema` and `discriminator` options, if a schema is given: a
+ * Standard Schema (zod, valibot, arktype…) through standard-schema.ts, a JSON Schema through
+ * `compileJsonSchema`.
+ */
+export function validatorFor(
+  options: {
+    readonly schema?: SchemaInput;
+    readonly discriminator?: string | false;
+  } & ValidatorOptions,
+): CompiledSchema | undefined {
   if (options.schema === undefined) return undefined;
   const compileOptions = options.discriminator === undefined ? {} : { discriminator: options.discriminator };
   return isStandardSchema(options.schema)
     ? compileStandardSchema(options.schema, compileOptions)
-    : compileSchema(options.schema, compileOptions);
+    : compileJsonSchemaWith(options.compileJsonSchema, options.schema, compileOptions);
 }

@@ -23,7 +23,13 @@ export {
   type DecodedWriter,
   type EncodingCheck,
 } from './encoding-check.js';
-export { checkHighWaterMark, type DiagnosticCounts, type Engine, type StreamOptions } from './engine.js';
+export {
+  checkHighWaterMark,
+  type DiagnosticCounts,
+  type Engine,
+  type StreamOptions,
+  type ValidatorOptions,
+} from './engine.js';
 export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './extract-json.js';
 export { isFenceLine } from './fence.js';
 export { JsonScanner, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './json-scanner.js';
@@ -81,10 +87,10 @@ export {
   type CompileOptions,
   ConfigurationError,
   ConfigurationErrorCode,
-  compileSchema,
   elementSchemaAt,
   formatSchemaErrors,
   type JsonSchema,
+  type JsonSchemaCompiler,
   subSchemaAt,
   type ValidationResult,
 } from './schema-validator.js';
@@ -97,3 +103,15 @@ export {
   type SchemaValue,
   type StandardSchemaV1,
 } from './standard-schema.js';
+export {
+  checkStructuredOutputOptions,
+  DEFAULT_STRUCTURED_OUTPUT_NAME,
+  type ProviderJsonSchema,
+  STRICT_UNSUPPORTED_KEYWORDS,
+  type StrictSchemaProblem,
+  type StructuredOutputFields,
+  type StructuredOutputOptions,
+  StructuredOutputProvider,
+  strictSchemaProblems,
+  structuredOutput,
+} from './structured-output.js';

@@ -26,15 +26,22 @@
  */
 
 import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
-import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
-import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
+import { type Diagnostic, DiagnosticReason, excerptAround, INVALID_ENCODING_MESSAGE } from './diagnostics.js';
+import {
+  checkPositiveInteger,
+  countDiagnostic,
+  type DiagnosticCounts,
+  type Engine,
+  type ValidatorOptions,
+  validatorFor,
+} from './engine.js';
 import { isFenceLine } from './fence.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
 import { type CompiledSchema, ConfigurationError, ConfigurationErrorCode } from './schema-validator.js';
 import type { SchemaInput, SchemaValue } from './standard-schema.js';
 
 /** `S` is the schema's type, so that values come out typed (`SchemaValue<S>`); see standard-schema.ts. */
-export interface JsonlOptions<S extends SchemaInput = SchemaInput> {
+export interface JsonlOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions {
   /**
    * Schema every value must match: a JSON Schema or a Standard Schema (zod 4, valibot 1,
    * arktype 2…). Default: none (every JSON value passes).
@@ -150,6 +157,7 @@ const BREAKS_UNDECIDED = 0;
 const BREAKS_LF = 1; // `\n` or `\r\n`
 const BREAKS_CR = 2; // lone `\r` (classic Mac OS): every `\r` is read as `\n`, reported once
 
+// State is in `#private` members so that a page's minifier may shorten their names (see json-scanner.ts).
 class Decoder implements JsonlDecoder {
   readonly stats: JsonlStats = {
     lines: 0,
@@ -159,106 +167,106 @@ class Decoder implements JsonlDecoder {
     reportedLines: 0,
     diagnostics: {},
   };
-  private readonly sink: JsonlSink;
-  private readonly validator: CompiledSchema | undefined;
-  private readonly strict: boolean;
-  private readonly maxLineLength: number;
-  private readonly reportSkipped: boolean;
-  private readonly reportNull: boolean;
-  private readonly maxDepth: number;
-  private readonly scanner = new JsonScanner();
-  private depthScanner: JsonScanner | undefined;
+  readonly #sink: JsonlSink;
+  readonly #validator: CompiledSchema | undefined;
+  readonly #strict: boolean;
+  readonly #maxLineLength: number;
+  readonly #reportSkipped: boolean;
+  readonly #reportNull: boolean;
+  readonly #maxDepth: number;
+  readonly #scanner = new JsonScanner();
+  #depthScanner: JsonScanner | undefined;
 
   // Line breaks: undecided until the first one; `crPending` when undecided text ended in `\r`.
-  private breaks = BREAKS_UNDECIDED;
-  private crPending = false;
+  #breaks = BREAKS_UNDECIDED;
+  #crPending = false;
   // Text since the last lone `\r`, while undecided; until the first lone `\r` it is the
   // buffered line itself, so ordinary input pays no second buffer.
-  private segment = '';
-  private sawLoneCr = false;
-  private crChecks = 0;
+  #segment = '';
+  #sawLoneCr = false;
+  #crChecks = 0;
   // Offsets (in the decoded text) of characters that stand for bytes that were not UTF-8, in order.
-  private readonly invalidOffsets: number[] = [];
-  private invalidReportedLine = 0;
+  readonly #invalidOffsets: number[] = [];
+  #invalidReportedLine = 0;
 
   // Framing.
-  private pending = '';
-  private discarding = false;
-  private discardedLength = 0; // characters of the discarded line seen so far
-  private truncatedBeforeEnd: number | undefined;
-  private atStart = true;
-  private lineNumber = 0; // number of the line being framed, minus one
-  private lineOffset = 0; // offset of the line being framed
+  #pending = '';
+  #discarding = false;
+  #discardedLength = 0; // characters of the discarded line seen so far
+  #truncatedBeforeEnd: number | undefined;
+  #atStart = true;
+  #lineNumber = 0; // number of the line being framed, minus one
+  #lineOffset = 0; // offset of the line being framed
 
   // Recovery state (default mode only).
-  private mode = MODE_IDLE;
-  private blockLines: string[] = [];
-  private blockLine = 0;
-  private blockOffset = 0;
-  private blockIndent = 0;
-  private blockLength = 0;
-  private arrayLine = 0; // line of a lone `[` whose elements are being emitted; 0 when none
-  private arrayOffset = 0;
+  #mode = MODE_IDLE;
+  #blockLines: string[] = [];
+  #blockLine = 0;
+  #blockOffset = 0;
+  #blockIndent = 0;
+  #blockLength = 0;
+  #arrayLine = 0; // line of a lone `[` whose elements are being emitted; 0 when none
+  #arrayOffset = 0;
 
   constructor(options: JsonlOptions, sink: JsonlSink) {
     checkJsonlOptions(options);
-    this.sink = sink;
-    this.validator = validatorFor(options);
-    this.strict = options.strict === true;
-    this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
-    this.reportSkipped = options.reportSkipped === true;
-    this.reportNull = options.nullValue === 'report';
-    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-    if (this.strict) this.breaks = BREAKS_LF;
+    this.#sink = sink;
+    this.#validator = validatorFor(options);
+    this.#strict = options.strict === true;
+    this.#maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+    this.#reportSkipped = options.reportSkipped === true;
+    this.#reportNull = options.nullValue === 'report';
+    this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    if (this.#strict) this.#breaks = BREAKS_LF;
   }
 
   /** Offset in the decoded text where the next `write` begins. */
-  private get inputOffset(): number {
-    return this.lineOffset + (this.discarding ? this.discardedLength : this.pending.length);
+  get #inputOffset(): number {
+    return this.#lineOffset + (this.#discarding ? this.#discardedLength : this.#pending.length);
   }
 
   invalidEncoding(index: number): void {
-    const offset = this.inputOffset + index;
-    const last = this.invalidOffsets[this.invalidOffsets.length - 1];
-    if (last === undefined || offset > last) this.invalidOffsets.push(offset);
+    const offset = this.#inputOffset + index;
+    const last = this.#invalidOffsets[this.#invalidOffsets.length - 1];
+    if (last === undefined || offset > last) this.#invalidOffsets.push(offset);
   }
 
   write(text: string): void {
-    if (this.atStart && text.length > 0) {
-      this.atStart = false;
+    if (this.#atStart && text.length > 0) {
+      this.#atStart = false;
       // A byte-order mark is encoding metadata, not content (TextDecoder drops it the same way).
       if (text.charCodeAt(0) === 0xfeff) {
         text = text.slice(1);
-        this.shiftInvalid(-1);
+        this.#shiftInvalid(-1);
       }
     }
-    if (this.breaks !== BREAKS_LF) text = this.lineBreaks(text);
+    if (this.#breaks !== BREAKS_LF) text = this.#lineBreaks(text);
     let nl = text.indexOf('\n');
     if (nl === -1) {
       // Most token-sized chunks end no line: append and return.
-      this.append(text);
+      this.#append(text);
       return;
     }
     let start = 0;
     do {
-      if (this.discarding) {
-        this.discarding = false;
-        this.lineOffset += this.discardedLength + (nl - start) + 1;
-        this.discardedLength = 0;
+      if (this.#discarding) {
+        this.#discarding = false;
+        this.#lineOffset += this.#discardedLength + (nl - start) + 1;
+        this.#discardedLength = 0;
       } else {
-        const line = this.pending === '' ? text.slice(start, nl) : this.pending + text.slice(start, nl);
-        this.pending = '';
-        if (line.length > this.maxLineLength) {
-          this.tooLong(line);
-          this.lineOffset += line.length + 1;
+        const line = this.#pending === '' ? text.slice(start, nl) : this.#pending + text.slice(start, nl);
+        this.#pending = '';
+        if (line.length > this.#maxLineLength) {
+          this.#tooLong(line);
+          this.#lineOffset += line.length + 1;
         } else {
-          this.frameLine(line, false);
+          this.#frameLine(line, false);
         }
       }
       start = nl + 1;
       nl = text.indexOf('\n', start);
     } while (nl !== -1);
-    if (start < text.length) this.append(text.slice(start));
+    if (start < text.length) this.#append(text.slice(start));
   }
 
   /**
@@ -269,56 +277,56 @@ class Decoder implements JsonlDecoder {
    * Segments between lone `\r`s are disjoint, so the check reads each character once; after
    * 16 containers that fail to parse it gives up and keeps `\n` framing.
    */
-  private lineBreaks(text: string): string {
-    if (this.breaks === BREAKS_CR) return text.indexOf('\r') === -1 ? text : text.replaceAll('\r', '\n');
-    if (this.discarding) {
-      this.segment = '';
+  #lineBreaks(text: string): string {
+    if (this.#breaks === BREAKS_CR) return text.indexOf('\r') === -1 ? text : text.replaceAll('\r', '\n');
+    if (this.#discarding) {
+      this.#segment = '';
       return text;
     }
     if (text.length === 0) return text;
     let from = 0;
-    if (this.crPending) {
-      this.crPending = false;
+    if (this.#crPending) {
+      this.#crPending = false;
       if (text.charCodeAt(0) === 0x0a) {
-        this.breaks = BREAKS_LF;
+        this.#breaks = BREAKS_LF;
         return text;
       }
-      if (this.segmentIsLine('')) return this.switchToCr(text, this.inputOffset - 1);
+      if (this.#segmentIsLine('')) return this.#switchToCr(text, this.#inputOffset - 1);
     }
     const n = text.indexOf('\n');
     for (;;) {
       const r = text.indexOf('\r', from);
       if (n !== -1 && (r === -1 || n < r)) {
-        this.breaks = BREAKS_LF;
-        this.segment = '';
+        this.#breaks = BREAKS_LF;
+        this.#segment = '';
         return text;
       }
       if (r === -1) {
-        if (this.sawLoneCr) this.segment += from === 0 ? text : text.slice(from);
+        if (this.#sawLoneCr) this.#segment += from === 0 ? text : text.slice(from);
         return text;
       }
       if (r === text.length - 1) {
-        if (this.sawLoneCr) this.segment += text.slice(from, r);
-        this.crPending = true;
+        if (this.#sawLoneCr) this.#segment += text.slice(from, r);
+        this.#crPending = true;
         return text;
       }
       if (text.charCodeAt(r + 1) === 0x0a) {
-        this.breaks = BREAKS_LF;
-        this.segment = '';
+        this.#breaks = BREAKS_LF;
+        this.#segment = '';
         return text;
       }
-      if (this.segmentIsLine(text.slice(from, r))) return this.switchToCr(text, this.inputOffset + r);
-      if (this.breaks !== BREAKS_UNDECIDED) return text;
+      if (this.#segmentIsLine(text.slice(from, r))) return this.#switchToCr(text, this.#inputOffset + r);
+      if (this.#breaks !== BREAKS_UNDECIDED) return text;
       from = r + 1;
     }
   }
 
   /** Whether the text since the last lone `\r`, plus `tail`, is one whole JSON container. */
-  private segmentIsLine(tail: string): boolean {
+  #segmentIsLine(tail: string): boolean {
     // Before the first lone `\r` the segment is the buffered line (a trailing `\r` trims away).
-    const segment = ((this.sawLoneCr ? this.segment : this.pending) + tail).trim();
-    this.segment = '';
-    this.sawLoneCr = true;
+    const segment = ((this.#sawLoneCr ? this.#segment : this.#pending) + tail).trim();
+    this.#segment = '';
+    this.#sawLoneCr = true;
     const first = segment.charCodeAt(0);
     const last = segment.charCodeAt(segment.length - 1);
     if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return false;
@@ -326,28 +334,28 @@ class Decoder implements JsonlDecoder {
       JSON.parse(segment);
       return true;
     } catch {
-      if (++this.crChecks >= 16) this.breaks = BREAKS_LF;
+      if (++this.#crChecks >= 16) this.#breaks = BREAKS_LF;
       return false;
     }
   }
 
   /** From here on a lone `\r` ends a line; `cr` is the offset of the one that decided it. */
-  private switchToCr(text: string, cr: number): string {
-    this.breaks = BREAKS_CR;
-    this.segment = '';
-    const buffered = this.pending;
-    this.pending = '';
+  #switchToCr(text: string, cr: number): string {
+    this.#breaks = BREAKS_CR;
+    this.#segment = '';
+    const buffered = this.#pending;
+    this.#pending = '';
     const joined = buffered + text;
     // The deciding `\r` ends the line that the lone `\r`s before it make.
-    const at = cr - this.lineOffset;
+    const at = cr - this.#lineOffset;
     const lineStart = joined.lastIndexOf('\r', at - 1) + 1;
-    let line = this.lineNumber + 1;
+    let line = this.#lineNumber + 1;
     for (let i = joined.indexOf('\r'); i !== -1 && i < at; i = joined.indexOf('\r', i + 1)) line++;
-    this.report(
+    this.#report(
       DiagnosticReason.recovered,
       line,
       line,
-      this.lineOffset + lineStart,
+      this.#lineOffset + lineStart,
       at - lineStart,
       joined.slice(lineStart, at),
       'lines end with a lone carriage return (classic Mac OS line breaks): each one is read as a line break',
@@ -357,114 +365,105 @@ class Decoder implements JsonlDecoder {
   }
 
   /** Moves recorded invalid-encoding offsets after the start of the next write by `delta`. */
-  private shiftInvalid(delta: number): void {
-    const start = this.inputOffset;
-    for (let i = 0; i < this.invalidOffsets.length; i++) {
-      const o = this.invalidOffsets[i] as number;
-      if (o >= start) this.invalidOffsets[i] = o + delta;
+  #shiftInvalid(delta: number): void {
+    const start = this.#inputOffset;
+    for (let i = 0; i < this.#invalidOffsets.length; i++) {
+      const o = this.#invalidOffsets[i] as number;
+      if (o >= start) this.#invalidOffsets[i] = o + delta;
     }
   }
 
   /** Reports bytes that were not UTF-8 inside the line `lineNo` spanning `[offset, end)`, once per line. */
-  private reportInvalid(lineNo: number, offset: number, end: number, line: string): void {
+  #reportInvalid(lineNo: number, offset: number, end: number, line: string): void {
     let at = -1;
-    while (this.invalidOffsets.length !== 0 && (this.invalidOffsets[0] as number) < end) {
-      const o = this.invalidOffsets.shift() as number;
+    while (this.#invalidOffsets.length !== 0 && (this.#invalidOffsets[0] as number) < end) {
+      const o = this.#invalidOffsets.shift() as number;
       // Offsets before the line were in a discarded (too-long) line, already reported.
       if (at === -1 && o >= offset) at = o;
     }
-    if (at === -1 || this.invalidReportedLine === lineNo) return;
-    this.invalidReportedLine = lineNo;
+    if (at === -1 || this.#invalidReportedLine === lineNo) return;
+    this.#invalidReportedLine = lineNo;
     const column = Math.max(0, at - offset);
-    this.report(
-      DiagnosticReason.encoding,
-      lineNo,
-      lineNo,
-      offset,
-      column,
-      line,
-      'bytes that are not UTF-8 were decoded as U+FFFD (the replacement character)',
-      0,
-    );
+    this.#report(DiagnosticReason.encoding, lineNo, lineNo, offset, column, line, INVALID_ENCODING_MESSAGE, 0);
   }
 
   /** Buffers text of the line being framed (no line break in `text`). */
-  private append(text: string): void {
-    if (this.discarding) {
-      this.discardedLength += text.length;
+  #append(text: string): void {
+    if (this.#discarding) {
+      this.#discardedLength += text.length;
       return;
     }
     // V8 joins strings as ropes, so appending is constant time; JSON.parse flattens once.
-    this.pending += text;
-    if (this.pending.length > this.maxLineLength) {
-      this.tooLong(this.pending);
-      this.discardedLength = this.pending.length;
-      this.pending = '';
-      this.discarding = true;
+    this.#pending += text;
+    if (this.#pending.length > this.#maxLineLength) {
+      this.#tooLong(this.#pending);
+      this.#discardedLength = this.#pending.length;
+      this.#pending = '';
+      this.#discarding = true;
     }
   }
 
   end(): void {
-    this.truncatedBeforeEnd = this.stats.diagnostics.truncated;
-    if (this.discarding) {
-      this.discarding = false;
-    } else if (this.pending !== '') {
-      const line = this.pending;
-      this.pending = '';
-      this.frameLine(line, true);
+    this.#truncatedBeforeEnd = this.stats.diagnostics.truncated;
+    if (this.#discarding) {
+      this.#discarding = false;
+    } else if (this.#pending !== '') {
+      const line = this.#pending;
+      this.#pending = '';
+      this.#frameLine(line, true);
     }
-    const cutReported = this.stats.diagnostics.truncated !== this.truncatedBeforeEnd;
-    if (this.mode === MODE_BLOCK) {
-      this.reportBlock(DiagnosticReason.truncated, this.lineNumber, this.openMessage('input ended'));
-    } else if (this.arrayLine !== 0 && cutReported) {
+    const cutReported = this.stats.diagnostics.truncated !== this.#truncatedBeforeEnd;
+    if (this.#mode === MODE_BLOCK) {
+      this.#reportBlock(DiagnosticReason.truncated, this.#lineNumber, this.#openMessage('input ended'));
+    } else if (this.#arrayLine !== 0 && cutReported) {
       // The cut line already has its diagnostic; the array's elements before it were emitted.
-      this.arrayLine = 0;
-    } else if (this.arrayLine !== 0) {
-      this.report(
+      this.#arrayLine = 0;
+    } else if (this.#arrayLine !== 0) {
+      this.#report(
         DiagnosticReason.truncated,
-        this.arrayLine,
-        this.arrayLine,
-        this.arrayOffset,
+        this.#arrayLine,
+        this.#arrayLine,
+        this.#arrayOffset,
         0,
         '[',
-        `input ended inside the array opened at line ${this.arrayLine}; its complete elements were emitted`,
+        `input ended inside the array opened at line ${this.#arrayLine}; its complete elements were emitted`,
         0,
       );
-      this.arrayLine = 0;
+      this.#arrayLine = 0;
     }
   }
 
   /** Reports the line being framed as too long; the caller discards its text. */
-  private tooLong(text: string): void {
-    const lineNo = ++this.lineNumber;
+  #tooLong(text: string): void {
+    const lineNo = ++this.#lineNumber;
     this.stats.lines++;
-    if (this.mode === MODE_BLOCK) {
-      this.reportBlock(DiagnosticReason.syntax, lineNo - 1, this.openMessage(`line ${lineNo} is too long`));
+    if (this.#mode === MODE_BLOCK) {
+      this.#reportBlock(DiagnosticReason.syntax, lineNo - 1, this.#openMessage(`line ${lineNo} is too long`));
     }
-    this.report(
+    this.#report(
       DiagnosticReason.tooLong,
       lineNo,
       lineNo,
-      this.lineOffset,
+      this.#lineOffset,
       0,
       // Only the first maxLineLength + 1 characters are certain to be buffered, however the line was chunked.
-      text.slice(0, Math.min(200, this.maxLineLength + 1)),
-      `line is longer than maxLineLength (${this.maxLineLength} characters); the line was discarded`,
+      text.slice(0, Math.min(200, this.#maxLineLength + 1)),
+      `line is longer than maxLineLength (${this.#maxLineLength} characters); the line was discarded`,
       1,
     );
   }
 
   /** One complete line (without `\n`); `final` when the input ended without a line break. */
-  private frameLine(raw: string, final: boolean): void {
+  #frameLine(raw: string, final: boolean): void {
     const rawLength = raw.length + (final ? 0 : 1);
     const line = raw.length > 0 && raw.charCodeAt(raw.length - 1) === 0x0d ? raw.slice(0, -1) : raw;
-    const lineNo = ++this.lineNumber;
-    const offset = this.lineOffset;
-    this.lineOffset += rawLength;
+    const lineNo = ++this.#lineNumber;
+    const offset = this.#lineOffset;
+    this.#lineOffset += rawLength;
     this.stats.lines++;
-    if (this.invalidOffsets.length !== 0) this.reportInvalid(lineNo, offset, offset + rawLength, line);
+    if (this.#invalidOffsets.length !== 0) this.#reportInvalid(lineNo, offset, offset + rawLength, line);
     // Fast path: an ordinary JSONL line, parsed without classifying it first.
-    const tried = this.mode === MODE_IDLE && line.charCodeAt(0) === 0x7b;
+    const tried = this.#mode === MODE_IDLE && line.charCodeAt(0) === 0x7b;
     if (tried) {
       let value: unknown;
       let parsed = true;
@@ -474,20 +473,20 @@ class Decoder implements JsonlDecoder {
         parsed = false;
       }
       if (parsed) {
-        this.deliver(value, lineNo, lineNo, offset, line);
+        this.#deliver(value, lineNo, lineNo, offset, line);
         return;
       }
     }
-    if (this.strict) this.strictLine(line, lineNo, offset, final);
-    else if (this.mode === MODE_BLOCK) this.blockContinues(line, lineNo, offset, final);
-    else this.freshLine(line, lineNo, offset, final, tried);
+    if (this.#strict) this.#strictLine(line, lineNo, offset, final);
+    else if (this.#mode === MODE_BLOCK) this.#blockContinues(line, lineNo, offset, final);
+    else this.#freshLine(line, lineNo, offset, final, tried);
   }
 
-  private skipLine(reason: 'blank' | 'fence', line: string, lineNo: number, offset: number): void {
+  #skipLine(reason: 'blank' | 'fence', line: string, lineNo: number, offset: number): void {
     this.stats.skippedLines++;
-    if (this.reportSkipped) {
-      this.count(reason);
-      this.sink.diagnostic({
+    if (this.#reportSkipped) {
+      this.#count(reason);
+      this.#sink.diagnostic({
         reason,
         line: lineNo,
         offset,
@@ -497,12 +496,12 @@ class Decoder implements JsonlDecoder {
     }
   }
 
-  private count(reason: Diagnostic['reason']): void {
+  #count(reason: Diagnostic['reason']): void {
     countDiagnostic(this.stats.diagnostics, reason);
   }
 
   /** Emits a diagnostic covering `lines` input lines (0 for a note that consumes no line). */
-  private report(
+  #report(
     reason: Diagnostic['reason'],
     line: number,
     endLine: number,
@@ -513,7 +512,7 @@ class Decoder implements JsonlDecoder {
     lines: number,
     extra?: Pick<Diagnostic, 'errors' | 'branch'>,
   ): void {
-    this.count(reason);
+    this.#count(reason);
     this.stats.reportedLines += lines;
     const d: Diagnostic = {
       reason,
@@ -525,28 +524,21 @@ class Decoder implements JsonlDecoder {
       message,
       ...extra,
     };
-    this.sink.diagnostic(d);
+    this.#sink.diagnostic(d);
   }
 
   /**
    * Validates and delivers a parsed value spanning lines `line..endLine`; `length` is the
    * length of its whole text (longer than `text` for a value spread over several lines).
    */
-  private deliver(
-    value: unknown,
-    line: number,
-    endLine: number,
-    offset: number,
-    text: string,
-    length = text.length,
-  ): void {
+  #deliver(value: unknown, line: number, endLine: number, offset: number, text: string, length = text.length): void {
     const lines = endLine - line + 1;
-    if (mayExceedDepth(length, this.maxDepth) && depthExceeds(value, this.maxDepth)) {
-      this.tooDeep(line, endLine, offset, text, lines);
+    if (mayExceedDepth(length, this.#maxDepth) && depthExceeds(value, this.#maxDepth)) {
+      this.#tooDeep(line, endLine, offset, text, lines);
       return;
     }
-    if (value === null && this.reportNull) {
-      this.report(
+    if (value === null && this.#reportNull) {
+      this.#report(
         DiagnosticReason.nullValue,
         line,
         endLine,
@@ -559,10 +551,10 @@ class Decoder implements JsonlDecoder {
       return;
     }
     let branch: string | undefined;
-    if (this.validator !== undefined) {
-      const result = this.validator.validate(value);
+    if (this.#validator !== undefined) {
+      const result = this.#validator.validate(value);
       if (!result.valid) {
-        this.report(
+        this.#report(
           DiagnosticReason.schema,
           line,
           endLine,
@@ -579,55 +571,55 @@ class Decoder implements JsonlDecoder {
     }
     this.stats.values++;
     this.stats.valueLines += lines;
-    this.sink.value(value, branch === undefined ? { line, endLine, offset } : { line, endLine, offset, branch });
+    this.#sink.value(value, branch === undefined ? { line, endLine, offset } : { line, endLine, offset, branch });
   }
 
   /** Reports a parsed value nested deeper than `maxDepth`, at the bracket that went too deep. */
-  private tooDeep(line: number, endLine: number, offset: number, text: string, lines: number): void {
+  #tooDeep(line: number, endLine: number, offset: number, text: string, lines: number): void {
     // Rare: find the exact column with a scanner limited to maxDepth (on the first line's text).
-    const scanner = this.depthScanner ?? new JsonScanner();
-    this.depthScanner = scanner;
+    const scanner = this.#depthScanner ?? new JsonScanner();
+    this.#depthScanner = scanner;
     scanner.reset();
-    scanner.maxDepth = this.maxDepth;
+    scanner.maxDepth = this.#maxDepth;
     const column = scanner.scan(text, 0) === SCAN_ERROR && scanner.depthExceeded ? scanner.errorIndex : 0;
-    this.report(
+    this.#report(
       DiagnosticReason.tooDeep,
       line,
       endLine,
       offset,
       column,
       text,
-      `value nested deeper than maxDepth (${this.maxDepth} levels); the value was dropped`,
+      `value nested deeper than maxDepth (${this.#maxDepth} levels); the value was dropped`,
       lines,
     );
   }
 
-  private strictLine(line: string, lineNo: number, offset: number, final: boolean): void {
+  #strictLine(line: string, lineNo: number, offset: number, final: boolean): void {
     const i = firstNonSpace(line);
-    if (i === line.length) return this.skipLine('blank', line, lineNo, offset);
+    if (i === line.length) return this.#skipLine('blank', line, lineNo, offset);
     const c = line.charCodeAt(i);
-    if ((c === 0x60 || c === 0x7e) && isFenceLine(line)) return this.skipLine('fence', line, lineNo, offset);
+    if ((c === 0x60 || c === 0x7e) && isFenceLine(line)) return this.#skipLine('fence', line, lineNo, offset);
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      return this.reject(line, lineNo, offset, i, final, 'strict mode: one complete JSON value per line');
+      return this.#reject(line, lineNo, offset, i, final, 'strict mode: one complete JSON value per line');
     }
-    this.deliver(value, lineNo, lineNo, offset, line);
+    this.#deliver(value, lineNo, lineNo, offset, line);
   }
 
   /** Reports a line that does not parse on its own: prose, syntax or truncated. */
-  private reject(line: string, lineNo: number, offset: number, start: number, final: boolean, note?: string): void {
+  #reject(line: string, lineNo: number, offset: number, start: number, final: boolean, note?: string): void {
     const c = line.charCodeAt(start);
     if (LIST_ITEM.test(line.slice(start, start + 12))) {
-      this.report(DiagnosticReason.prose, lineNo, lineNo, offset, start, line, 'not JSON: a markdown list item', 1);
+      this.#report(DiagnosticReason.prose, lineNo, lineNo, offset, start, line, 'not JSON: a markdown list item', 1);
       return;
     }
     if (!startsLikeJson(c) && !(final && isCutLiteral(line.slice(start)))) {
-      this.report(DiagnosticReason.prose, lineNo, lineNo, offset, start, line, 'not JSON: a line of prose', 1);
+      this.#report(DiagnosticReason.prose, lineNo, lineNo, offset, start, line, 'not JSON: a line of prose', 1);
       return;
     }
-    const scanner = this.scanner;
+    const scanner = this.#scanner;
     scanner.reset();
     let end = scanner.scan(line, start);
     let atLineEnd = false;
@@ -637,7 +629,7 @@ class Decoder implements JsonlDecoder {
     }
     if (end === SCAN_MORE && final) {
       scanner.end();
-      this.report(
+      this.#report(
         DiagnosticReason.truncated,
         lineNo,
         lineNo,
@@ -662,17 +654,17 @@ class Decoder implements JsonlDecoder {
       message = `unexpected text after the JSON value at column ${column}`;
     }
     if (note !== undefined && end >= 0) message = `${message} (${note})`;
-    this.report(DiagnosticReason.syntax, lineNo, lineNo, offset, column, line, message, 1);
+    this.#report(DiagnosticReason.syntax, lineNo, lineNo, offset, column, line, message, 1);
   }
 
   /** A line outside any open value; `parseFailed` when JSON.parse already rejected it. */
-  private freshLine(line: string, lineNo: number, offset: number, final: boolean, parseFailed = false): void {
+  #freshLine(line: string, lineNo: number, offset: number, final: boolean, parseFailed = false): void {
     const i = firstNonSpace(line);
-    if (i === line.length) return this.skipLine('blank', line, lineNo, offset);
+    if (i === line.length) return this.#skipLine('blank', line, lineNo, offset);
     const c = line.charCodeAt(i);
     if ((c === 0x60 || c === 0x7e) && isFenceLine(line)) {
-      if (this.arrayLine !== 0) this.closeArrayUnfinished(lineNo);
-      return this.skipLine('fence', line, lineNo, offset);
+      if (this.#arrayLine !== 0) this.#closeArrayUnfinished(lineNo);
+      return this.#skipLine('fence', line, lineNo, offset);
     }
     // Fast path: the line is one JSON value.
     if (c !== 0x5d && !parseFailed) {
@@ -687,28 +679,28 @@ class Decoder implements JsonlDecoder {
       // Delivered outside the try: an exception from the consumer or the validator is theirs,
       // never a syntax error of the model's line.
       if (parsed) {
-        this.deliver(value, lineNo, lineNo, offset, line);
+        this.#deliver(value, lineNo, lineNo, offset, line);
         return;
       }
     }
-    if (this.arrayLine !== 0 && c === 0x5d && firstNonSpace(line, i + 1) === line.length) {
-      this.report(
+    if (this.#arrayLine !== 0 && c === 0x5d && firstNonSpace(line, i + 1) === line.length) {
+      this.#report(
         DiagnosticReason.recovered,
         lineNo,
         lineNo,
         offset,
         i,
         line,
-        `closing bracket of the array opened at line ${this.arrayLine}`,
+        `closing bracket of the array opened at line ${this.#arrayLine}`,
         1,
       );
-      this.arrayLine = 0;
+      this.#arrayLine = 0;
       return;
     }
-    if (c === 0x5b && this.arrayLine === 0 && firstNonSpace(line, i + 1) === line.length && !final) {
-      this.arrayLine = lineNo;
-      this.arrayOffset = offset;
-      this.report(
+    if (c === 0x5b && this.#arrayLine === 0 && firstNonSpace(line, i + 1) === line.length && !final) {
+      this.#arrayLine = lineNo;
+      this.#arrayOffset = offset;
+      this.#report(
         DiagnosticReason.recovered,
         lineNo,
         lineNo,
@@ -722,8 +714,8 @@ class Decoder implements JsonlDecoder {
     }
     // `true,` / `null ,`: a literal may carry a trailing comma too (the scanner decides).
     if (!startsLikeJson(c) && c !== 0x74 && c !== 0x66 && c !== 0x6e)
-      return this.reject(line, lineNo, offset, i, final);
-    const scanner = this.scanner;
+      return this.#reject(line, lineNo, offset, i, final);
+    const scanner = this.#scanner;
     scanner.reset();
     const end = scanner.scan(line, i);
     if (end >= 0) {
@@ -731,8 +723,8 @@ class Decoder implements JsonlDecoder {
       const j = firstNonSpace(line, end);
       if (line.charCodeAt(j) === 0x2c && firstNonSpace(line, j + 1) === line.length) {
         const value = JSON.parse(line.slice(0, j));
-        if (this.arrayLine === 0) {
-          this.report(
+        if (this.#arrayLine === 0) {
+          this.#report(
             DiagnosticReason.recovered,
             lineNo,
             lineNo,
@@ -743,140 +735,136 @@ class Decoder implements JsonlDecoder {
             0,
           );
         }
-        this.deliver(value, lineNo, lineNo, offset, line);
+        this.#deliver(value, lineNo, lineNo, offset, line);
         return;
       }
-      return this.reject(line, lineNo, offset, i, final);
+      return this.#reject(line, lineNo, offset, i, final);
     }
     if (end === SCAN_ERROR || final || scanner.inString || scanner.depth === 0) {
-      return this.reject(line, lineNo, offset, i, final);
+      return this.#reject(line, lineNo, offset, i, final);
     }
     // Open brackets at the end of the line: a value spread over several lines may follow.
-    if (scanner.scan('\n') !== SCAN_MORE) return this.reject(line, lineNo, offset, i, final);
-    this.mode = MODE_BLOCK;
-    this.blockLines = [line];
-    this.blockLine = lineNo;
-    this.blockOffset = offset;
-    this.blockIndent = i;
-    this.blockLength = line.length + 1;
+    if (scanner.scan('\n') !== SCAN_MORE) return this.#reject(line, lineNo, offset, i, final);
+    this.#mode = MODE_BLOCK;
+    this.#blockLines = [line];
+    this.#blockLine = lineNo;
+    this.#blockOffset = offset;
+    this.#blockIndent = i;
+    this.#blockLength = line.length + 1;
   }
 
-  private openMessage(why: string): string {
-    return `value opened at line ${this.blockLine} was not closed: ${why}`;
+  #openMessage(why: string): string {
+    return `value opened at line ${this.#blockLine} was not closed: ${why}`;
   }
 
   /** Reports the open multi-line value (lines `blockLine..endLine`) and returns to idle. */
-  private reportBlock(reason: Diagnostic['reason'], endLine: number, message: string): void {
-    const first = this.blockLines[0] ?? '';
-    this.mode = MODE_IDLE;
-    this.blockLines = [];
-    this.report(reason, this.blockLine, endLine, this.blockOffset, 0, first, message, endLine - this.blockLine + 1);
+  #reportBlock(reason: Diagnostic['reason'], endLine: number, message: string): void {
+    const first = this.#blockLines[0] ?? '';
+    this.#mode = MODE_IDLE;
+    this.#blockLines = [];
+    this.#report(reason, this.#blockLine, endLine, this.#blockOffset, 0, first, message, endLine - this.#blockLine + 1);
   }
 
-  private blockContinues(line: string, lineNo: number, offset: number, final: boolean): void {
+  #blockContinues(line: string, lineNo: number, offset: number, final: boolean): void {
     const i = firstNonSpace(line);
     const c = line.charCodeAt(i);
     if (i < line.length) {
-      const restarts = i <= this.blockIndent && (c === 0x7b || c === 0x5b);
+      const restarts = i <= this.#blockIndent && (c === 0x7b || c === 0x5b);
       const fence = (c === 0x60 || c === 0x7e) && isFenceLine(line);
       if (restarts || fence) {
         // The line is there, so the open value was broken, not cut: syntax, even on the last line.
-        this.reportBlock(
+        this.#reportBlock(
           DiagnosticReason.syntax,
           lineNo - 1,
-          this.openMessage(fence ? `a fence follows at line ${lineNo}` : `line ${lineNo} starts a new value`),
+          this.#openMessage(fence ? `a fence follows at line ${lineNo}` : `line ${lineNo} starts a new value`),
         );
-        return this.freshLine(line, lineNo, offset, final);
+        return this.#freshLine(line, lineNo, offset, final);
       }
     }
-    if (this.blockLength + line.length > this.maxLineLength) {
-      const first = this.blockLines[0] ?? '';
-      this.mode = MODE_IDLE;
-      this.blockLines = [];
-      this.report(
+    if (this.#blockLength + line.length > this.#maxLineLength) {
+      this.#reportBlock(
         DiagnosticReason.tooLong,
-        this.blockLine,
         lineNo,
-        this.blockOffset,
-        0,
-        first,
-        `value spread over lines ${this.blockLine}-${lineNo} is longer than maxLineLength (${this.maxLineLength} characters)`,
-        lineNo - this.blockLine + 1,
+        `value spread over lines ${this.#blockLine}-${lineNo} is longer than maxLineLength (${this.#maxLineLength} characters)`,
       );
       return;
     }
-    const scanner = this.scanner;
+    const scanner = this.#scanner;
     const end = scanner.scan(line, 0);
     if (end === SCAN_ERROR) {
-      this.reportBlock(
+      this.#reportBlock(
         DiagnosticReason.syntax,
         lineNo - 1,
-        this.openMessage(
+        this.#openMessage(
           `line ${lineNo} does not continue it (${scanner.errorMessage} at column ${scanner.errorIndex})`,
         ),
       );
-      return this.freshLine(line, lineNo, offset, final);
+      return this.#freshLine(line, lineNo, offset, final);
     }
     if (end >= 0) {
       const j = firstNonSpace(line, end);
       const trailingComma = line.charCodeAt(j) === 0x2c && firstNonSpace(line, j + 1) === line.length;
       if (j < line.length && !trailingComma) {
-        this.reportBlock(
+        this.#reportBlock(
           DiagnosticReason.syntax,
           lineNo,
-          `unexpected text after the value that spans lines ${this.blockLine}-${lineNo}, at column ${j} of line ${lineNo}`,
+          `unexpected text after the value that spans lines ${this.#blockLine}-${lineNo}, at column ${j} of line ${lineNo}`,
         );
         return;
       }
-      this.blockLines.push(line.slice(0, end));
-      const text = this.blockLines.join('\n');
+      this.#blockLines.push(line.slice(0, end));
+      const text = this.#blockLines.join('\n');
       const length = text.length;
-      const first = this.blockLines[0] ?? '';
-      const startLine = this.blockLine;
-      this.mode = MODE_IDLE;
-      this.blockLines = [];
+      const first = this.#blockLines[0] ?? '';
+      const startLine = this.#blockLine;
+      this.#mode = MODE_IDLE;
+      this.#blockLines = [];
       // The scanner accepted the text, so JSON.parse accepts it too (same grammar).
       const value: unknown = JSON.parse(text);
-      if (this.arrayLine === 0) {
-        this.report(
+      if (this.#arrayLine === 0) {
+        this.#report(
           DiagnosticReason.recovered,
           startLine,
           lineNo,
-          this.blockOffset,
+          this.#blockOffset,
           0,
           first,
           `value spread over lines ${startLine}-${lineNo} joined${trailingComma ? '; trailing comma removed' : ''}`,
           0,
         );
       }
-      this.deliver(value, startLine, lineNo, this.blockOffset, first, length);
+      this.#deliver(value, startLine, lineNo, this.#blockOffset, first, length);
       return;
     }
     if (final) {
       scanner.end();
-      this.reportBlock(DiagnosticReason.truncated, lineNo, this.openMessage(`input ended (${scanner.errorMessage})`));
+      this.#reportBlock(DiagnosticReason.truncated, lineNo, this.#openMessage(`input ended (${scanner.errorMessage})`));
       return;
     }
     if (scanner.scan('\n') === SCAN_ERROR) {
-      this.reportBlock(DiagnosticReason.syntax, lineNo, this.openMessage(`${scanner.errorMessage} at line ${lineNo}`));
+      this.#reportBlock(
+        DiagnosticReason.syntax,
+        lineNo,
+        this.#openMessage(`${scanner.errorMessage} at line ${lineNo}`),
+      );
       return;
     }
-    this.blockLines.push(line);
-    this.blockLength += line.length + 1;
+    this.#blockLines.push(line);
+    this.#blockLength += line.length + 1;
   }
 
-  private closeArrayUnfinished(lineNo: number): void {
-    this.report(
+  #closeArrayUnfinished(lineNo: number): void {
+    this.#report(
       DiagnosticReason.syntax,
-      this.arrayLine,
-      this.arrayLine,
-      this.arrayOffset,
+      this.#arrayLine,
+      this.#arrayLine,
+      this.#arrayOffset,
       0,
       '[',
-      `the array opened at line ${this.arrayLine} was not closed before line ${lineNo}; its complete elements were emitted`,
+      `the array opened at line ${this.#arrayLine} was not closed before line ${lineNo}; its complete elements were emitted`,
       0,
     );
-    this.arrayLine = 0;
+    this.#arrayLine = 0;
   }
 }
 

@@ -42,13 +42,22 @@
 
 import { DEFAULT_MAX_DEPTH } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from './diagnostics.js';
-import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
+import {
+  checkPositiveInteger,
+  compileJsonSchemaWith,
+  countDiagnostic,
+  type DiagnosticCounts,
+  type Engine,
+  type ValidatorOptions,
+  validatorFor,
+} from './engine.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
 import {
   type CompiledSchema,
   ConfigurationError,
   ConfigurationErrorCode,
   type JsonSchema,
+  type JsonSchemaCompiler,
   subSchemaAt,
 } from './schema-validator.js';
 import {
@@ -85,15 +94,15 @@ export type DeepPartial<T> = unknown extends T
         : T;
 
 /** `S` is the schema's type, so that snapshots come out typed (`DeepPartial<SchemaValue<S>>`). */
-export interface PartialOptions<S extends SchemaInput = SchemaInput> {
+export interface PartialOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions {
   /**
    * JSON Schema of the document. Each subtree is checked against its sub-schema when it
    * completes (where the schema says unambiguously what applies there: through `properties`,
    * `items` and local `$ref`s, not through `oneOf`/`anyOf`/`allOf`), and the complete document
    * against the whole schema. A mismatch is a `schema` diagnostic; the value stays visible.
    * A Standard Schema (zod 4, valibot 1, arktype 2…) validates the complete document itself;
-   * subtrees are checked (by ajv) against its JSON Schema export when it has one, and not at
-   * all when it has none or the export does not compile.
+   * subtrees are checked (by `compileJsonSchema`) against its JSON Schema export when it has
+   * one and a compiler is given, and not at all otherwise or when the export does not compile.
    */
   readonly schema?: S;
   /** Discriminator for a `oneOf` document schema (detected by default; `false` for off). */
@@ -270,6 +279,7 @@ class Builder implements ScanEvents {
   private readonly snapshots: boolean;
   /** Where subtrees find their sub-schemas: the JSON Schema, or a Standard Schema's export. */
   private subtreeSchema: JsonSchema | undefined;
+  private readonly compileJsonSchema: JsonSchemaCompiler | undefined;
   /** The subtree schema is a vendor's export: one that ajv cannot compile turns subtree checks off. */
   private readonly exported: boolean;
   private readonly valuesOnly: boolean;
@@ -311,7 +321,13 @@ class Builder implements ScanEvents {
     this.validator = validatorFor(options);
     const standard = options.schema !== undefined && isStandardSchema(options.schema);
     this.exported = standard;
-    this.subtreeSchema = standard ? jsonSchemaOf(options.schema as StandardSchemaV1) : (options.schema as JsonSchema);
+    this.compileJsonSchema = options.compileJsonSchema;
+    this.subtreeSchema =
+      options.compileJsonSchema === undefined
+        ? undefined
+        : standard
+          ? jsonSchemaOf(options.schema as StandardSchemaV1)
+          : (options.schema as JsonSchema);
     this.snapshots = options.snapshots !== false;
     this.valuesOnly = options.updateOn === 'values';
     this.reportNull = options.nullValue === 'report';
@@ -620,7 +636,7 @@ class Builder implements ScanEvents {
     // compileSchema caches by schema object, and subSchemaAt returns the same object each time.
     let validator: CompiledSchema | undefined;
     try {
-      validator = validatorFor({ schema: sub });
+      validator = compileJsonSchemaWith(this.compileJsonSchema, sub, {});
     } catch (error) {
       // A vendor's export may use what ajv refuses here (a pattern with no linear-time match):
       // the vendor still checks the complete document, so only the early checks are lost.

@@ -21,21 +21,17 @@
  * - Messages quote pointers through `quoteInput`, and elide a long cycle past
  *   CYCLE_STEPS_SHOWN steps.
  *
- * The JSON pointer helpers (`pointerKeys`, `walkKeys`, `escapePointer`) and `isObject` are
- * exported for the validator's own local `$ref` resolution, so that both read pointers the
- * way ajv decodes them.
+ * The JSON pointer helpers (`pointerKeys`, `walkKeys`, `escapePointer`) and `isObject` live in
+ * json-pointer.ts, shared with the validator's own local `$ref` resolution so that both read
+ * pointers the way ajv decodes them; they are re-exported here for existing imports.
  */
 
 import type { Ajv } from 'ajv';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { quoteInput } from './diagnostics.js';
+import { decodeFragment, escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
 
-/** A JSON Schema object (boolean schemas apply nothing and are never an edge). */
-export type SchemaObject = Readonly<Record<string, unknown>>;
-
-export function isObject(value: unknown): value is SchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
 
 /** A subschema found under `keyword` (and, in a list or map, under `member`) of its parent. */
 type Subschema = readonly [schema: SchemaObject, keyword: string, member: string | number | undefined];
@@ -85,10 +81,6 @@ export const REFERENCE_KEYWORDS = ['$ref', '$recursiveRef', '$dynamicRef'];
 
 function own(schema: SchemaObject, keyword: string): unknown {
   return Object.hasOwn(schema, keyword) ? schema[keyword] : undefined;
-}
-
-export function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /**
@@ -350,36 +342,6 @@ class ReferenceGraph {
 function splitFragment(uri: string): [uri: string, fragment: string] {
   const hash = uri.indexOf('#');
   return hash === -1 ? [uri, ''] : [uri.slice(0, hash), uri.slice(hash + 1)];
-}
-
-function decodeFragment(fragment: string): string | undefined {
-  try {
-    return decodeURIComponent(fragment);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The property names a JSON pointer fragment (`/$defs/a~1b`, percent-encoded) spells, decoded
- * part by part as ajv decodes them; `undefined` when a part is not valid percent-encoding.
- */
-export function pointerKeys(fragment: string): string[] | undefined {
-  const keys: string[] = [];
-  for (const raw of fragment.slice(1).split('/')) {
-    const key = decodeFragment(raw)?.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (key === undefined) return undefined;
-    keys.push(key);
-  }
-  return keys;
-}
-
-export function walkKeys(node: unknown, keys: readonly string[]): unknown {
-  for (const key of keys) {
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
 }
 
 /** Follows a JSON pointer fragment from `node`. */

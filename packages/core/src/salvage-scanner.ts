@@ -48,7 +48,14 @@
 
 import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
-import { checkPositiveInteger, countDiagnostic, type DiagnosticCounts, type Engine, validatorFor } from './engine.js';
+import {
+  checkPositiveInteger,
+  countDiagnostic,
+  type DiagnosticCounts,
+  type Engine,
+  type ValidatorOptions,
+  validatorFor,
+} from './engine.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
 import { type CompiledSchema, ConfigurationError, type ValidationResult } from './schema-validator.js';
 import type { SchemaInput, SchemaValue } from './standard-schema.js';
@@ -76,7 +83,7 @@ export interface SalvagedValue<T = unknown> {
 }
 
 /** `S` is the schema's type, so that values come out typed (`SchemaValue<S>`); see standard-schema.ts. */
-export interface SalvageOptions<S extends SchemaInput = SchemaInput> {
+export interface SalvageOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions {
   /**
    * Schema a value must match to be delivered (JSON Schema or Standard Schema); failures are
    * `schema` diagnostics.

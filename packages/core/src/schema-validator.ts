@@ -1,51 +1,36 @@
 /**
- * JSON Schema validation with discriminator dispatch.
+ * The validator seam: what every schema implementation gives the engines, and the parts of
+ * JSON Schema handling that need no validator (docs/decisions/017-validator-seam.md).
  *
- * Contract: `compileSchema(schema, options)` compiles once (results are cached per schema
- * object and discriminator choice) and returns a validator that never throws on data. A
- * broken schema throws `ConfigurationError` at compile time, never at validation time.
+ * Contract: a `JsonSchemaCompiler` compiles a JSON Schema once (cached per schema object and
+ * discriminator choice) into a `CompiledSchema` whose `validate` never throws on data; a broken
+ * schema throws `ConfigurationError` at compile time. Core ships none: ajv is one
+ * implementation, in `@llmjson/core/ajv` (ajv-validator.ts), which the Node streams, contracts
+ * and the CLI use by default; Standard Schema (standard-schema.ts) needs no compiler at all.
+ * Nothing in this file imports a validator, so an engine given only a Standard Schema (or no
+ * schema) bundles none.
  *
- * Dialects: draft-07 (the default when `$schema` is absent), 2019-09 and 2020-12, chosen by
- * `$schema`. Formats come from ajv-formats.
- *
- * Hardening (docs/decisions/013-linear-time-schema-regexes.md):
- * - Every regular expression a schema runs on data (`pattern`, `patternProperties` and the
- *   formats of ajv-formats) matches in time linear in the length of the string; a pattern
- *   that cannot is a ConfigurationError that names it (linear-regexp.ts).
- * - A schema whose references loop without descending into the value recurses forever on
- *   every value: it is a ConfigurationError naming the cycle (reference-cycles.ts).
- * - A value deep enough to exhaust the stack of the generated validator is invalid
- *   (`keyword: "depth"`), never an exception. Engines apply their depth guard before this.
- * - Messages quote user input (patterns, pointers, discriminator names and values) through
- *   `quoteInput`: at most MAX_QUOTED_LENGTH characters each.
- *
- * Discriminator dispatch: when the root is a `oneOf` (or `anyOf`) whose branches are all
- * object schemas that require one property pinned to a distinct constant
+ * Discriminator dispatch (`findDispatch`): when the root is a `oneOf` (or `anyOf`) whose
+ * branches are all object schemas that require one property pinned to a distinct constant
  * (`"type": {"const": "definition"}`), only the branch the value names is validated.
  * Invariant: dispatch accepts exactly what the full schema accepts. It holds because a value
  * can satisfy at most one branch (the constants differ and the property is required), so
  * `oneOf` and `anyOf` both reduce to "the named branch, plus the root's other keywords".
  *
- * ConfigurationError and its codes live in configuration-error.ts, which the units above
- * also raise it from; they are re-exported here so that existing imports keep working.
+ * Sub-schemas (`elementSchemaAt`, `subSchemaAt`) are found by walking the schema's JSON; each
+ * result means on its own what it means in place, so any compiler can compile it.
+ *
+ * Messages quote user input (pointers, discriminator names and values) through `quoteInput`:
+ * at most MAX_QUOTED_LENGTH characters each.
+ *
+ * ConfigurationError and its codes live in configuration-error.ts; they are re-exported here
+ * so that existing imports keep working.
  */
 
-import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { quoteInput, type SchemaError } from './diagnostics.js';
-import { linearRegExp, useLinearFormats } from './linear-regexp.js';
-import {
-  escapePointer,
-  isObject,
-  pointerKeys,
-  REFERENCE_KEYWORDS,
-  rejectReferenceCycles,
-  type SchemaObject,
-  walkKeys,
-} from './reference-cycles.js';
+import { escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
+import { REFERENCE_KEYWORDS } from './reference-cycles.js';
 
 export { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 
@@ -70,57 +55,20 @@ export interface CompiledSchema {
   readonly branches?: readonly string[];
 }
 
+/**
+ * Compiles a JSON Schema into a validator: the seam a JSON Schema implementation fills.
+ * `compileSchema` from `@llmjson/core/ajv` is one; engines take it as `compileJsonSchema`.
+ * It must cache per schema object and options (engines call it per stream and per sub-schema)
+ * and throw ConfigurationError for a schema it cannot use.
+ */
+export type JsonSchemaCompiler = (schema: JsonSchema, options?: CompileOptions) => CompiledSchema;
+
 export interface CompileOptions {
   /**
    * Discriminator property for `oneOf`/`anyOf` dispatch. Default: detected automatically
    * (`type`, then `kind`, then the first qualifying property). `false` turns dispatch off.
    */
   readonly discriminator?: string | false;
-}
-
-type AddFormats = (ajv: Ajv) => Ajv;
-// ajv-formats is CommonJS; its default export arrives either as the function or wrapped.
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
-
-const DIALECTS: Record<string, new (options: Options) => Ajv> = {
-  'http://json-schema.org/draft-07/schema': Ajv,
-  'https://json-schema.org/draft/2019-09/schema': Ajv2019 as unknown as new (options: Options) => Ajv,
-  'https://json-schema.org/draft/2020-12/schema': Ajv2020 as unknown as new (options: Options) => Ajv,
-};
-
-/** The ajv instance for `schema`'s dialect, and whether that dialect is draft-07. */
-function ajvFor(schema: JsonSchema): { readonly ajv: Ajv; readonly draft07: boolean } {
-  let dialect = Ajv as new (options: Options) => Ajv;
-  if (typeof schema === 'object' && typeof schema.$schema === 'string') {
-    const key = schema.$schema
-      .replace(/#$/, '')
-      .replace(/^http:\/\/json-schema\.org\/draft\/20/, 'https://json-schema.org/draft/20');
-    const found = DIALECTS[key];
-    if (found === undefined) {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.schemaInvalid,
-        `unsupported $schema "${quoteInput(schema.$schema)}"; supported: draft-07 (default), 2019-09, 2020-12`,
-      );
-    }
-    dialect = found;
-  }
-  // strict: false accepts the annotation keywords real schemas carry (examples, x-*);
-  // the schema itself is still meta-validated on compile.
-  const ajv = new dialect({ allErrors: true, strict: false, validateSchema: true, code: { regExp: linearRegExp } });
-  addFormats(ajv);
-  useLinearFormats(ajv);
-  return { ajv, draft07: dialect === Ajv };
-}
-
-function toSchemaErrors(errors: readonly ErrorObject[] | null | undefined): SchemaError[] {
-  return (errors ?? []).map((e) => ({
-    path: e.instancePath,
-    keyword: e.keyword,
-    message: e.message ?? 'is invalid',
-    schemaPath: e.schemaPath,
-    params: e.params as Record<string, unknown>,
-  }));
 }
 
 /**
@@ -152,30 +100,12 @@ export function isStackOverflow(error: unknown): boolean {
     : error.name === 'InternalError' && /recursion/i.test(error.message);
 }
 
-/** Runs `compile`, turning whatever ajv throws into a ConfigurationError about `what`. */
-function configurationErrors<T>(what: string, compile: () => T): T {
-  try {
-    return compile();
-  } catch (cause) {
-    if (cause instanceof ConfigurationError) throw cause;
-    // ajv compiles (and meta-validates) by recursion: a deep enough schema ends here.
-    const detail = isStackOverflow(cause)
-      ? 'nested too deeply to compile (stack overflow)'
-      : quoteInput(cause instanceof Error ? cause.message : String(cause));
-    throw new ConfigurationError(ConfigurationErrorCode.schemaInvalid, `invalid ${what}: ${detail}`, { cause });
-  }
-}
-
-function compileWith(ajv: Ajv, schema: AnySchema, what: string): ValidateFunction {
-  return configurationErrors(what, () => ajv.compile(schema));
-}
-
 /**
  * Follows local `$ref`s (`#`, `#/$defs/Name`, `#/definitions/Name`) from `schema`, found at
  * `path` (property names from `root`): where the chain ends, and its path. Other references
  * (anchors, other resources) are left for ajv: the chain stops at them.
  */
-function resolveLocalAt(
+export function resolveLocalAt(
   root: SchemaObject,
   schema: unknown,
   path: readonly string[],
@@ -266,7 +196,7 @@ export function findDispatch(root: SchemaObject, wanted: string | undefined): Di
 // Compiling and validating -------------------------------------------------------------------
 
 /** Shared results: the paths that accept a value allocate nothing. */
-const VALID: ValidationResult = Object.freeze({ valid: true });
+export const VALID: ValidationResult = Object.freeze({ valid: true });
 const TOO_DEEP_MESSAGE = 'value too deeply nested for the schema to validate (stack overflow)';
 const TOO_DEEP: ValidationResult = Object.freeze({
   valid: false,
@@ -317,7 +247,7 @@ export function dispatchFailure(value: unknown, dispatch: Dispatch): ValidationR
     : `unknown discriminator "${quotedProperty}": ${describeTag(tag)}; expected one of ${allowed}`;
   const errors: SchemaError[] = [
     {
-      path: missing ? '' : `/${property.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      path: missing ? '' : `/${escapePointer(property)}`,
       keyword: 'discriminator',
       message,
       schemaPath: `#/${dispatch.keyword}`,
@@ -325,132 +255,6 @@ export function dispatchFailure(value: unknown, dispatch: Dispatch): ValidationR
     },
   ];
   return { valid: false, errors, message };
-}
-
-function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledSchema {
-  if (typeof schema !== 'boolean' && !isObject(schema)) {
-    throw new ConfigurationError(ConfigurationErrorCode.schemaInvalid, 'a schema must be an object or a boolean');
-  }
-  const { ajv, draft07 } = ajvFor(schema);
-  // The root is registered under its own $id (or a private one) so that the discriminated
-  // branches below can be compiled as references into it without registering it twice.
-  const rootId = typeof schema === 'object' && typeof schema.$id === 'string' ? schema.$id : 'llmjson:root';
-  let whole: ValidateFunction;
-  if (typeof schema === 'boolean') {
-    whole = compileWith(ajv, schema, 'schema');
-  } else {
-    // A self-applying schema recurses forever on its first value; ajv compiles most of them
-    // without complaint and overflows the stack on the others (a ring of bare `$ref`s), so
-    // the cycle is looked for first, to be named.
-    rejectReferenceCycles(schema, rootId.replace(/#\/?$/, ''), draft07, ajv);
-    whole = configurationErrors('schema', () => {
-      ajv.addSchema(typeof schema.$id === 'string' ? schema : { ...schema, $id: rootId });
-      const compiled = ajv.getSchema(rootId);
-      if (compiled === undefined) throw new Error(`schema ${quoteInput(rootId)} could not be compiled`);
-      return compiled;
-    });
-  }
-  const validateWhole = (value: unknown): ValidationResult => {
-    try {
-      if (whole(value)) return VALID;
-    } catch (error) {
-      return tooDeep(error);
-    }
-    const errors = toSchemaErrors(whole.errors);
-    return { valid: false, errors, message: formatSchemaErrors(errors) };
-  };
-  if (options.discriminator === false || typeof schema === 'boolean') {
-    if (typeof options.discriminator === 'string') {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.discriminatorInvalid,
-        `discriminator "${quoteInput(options.discriminator)}" cannot apply to a boolean schema`,
-      );
-    }
-    return { validate: validateWhole };
-  }
-  const dispatch = findDispatch(schema, options.discriminator);
-  if (typeof dispatch === 'string') {
-    if (options.discriminator !== undefined) {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.discriminatorInvalid,
-        `discriminator "${quoteInput(options.discriminator)}" cannot be used: ${dispatch}`,
-      );
-    }
-    return { validate: validateWhole };
-  }
-
-  // The branches are compiled by reference into the root, so local $refs, $defs and the
-  // root's $id keep their meaning; the root's other keywords are validated separately.
-  const rest: Record<string, unknown> = { ...schema };
-  delete rest[dispatch.keyword];
-  delete rest.$id;
-  const hasOtherConstraints = Object.keys(rest).some(
-    (k) => !['$schema', '$defs', 'definitions', 'title', 'description', '$comment', 'examples'].includes(k),
-  );
-  const base = hasOtherConstraints ? compileWith(ajv, rest, 'schema') : undefined;
-  const validators = dispatch.constants.map((_, i) => {
-    // The branch compiled in place (a JSON pointer into the registered root), not through a
-    // `$ref` wrapper, so that validating it costs what validating it directly costs.
-    const pointer = `${rootId}#/${dispatch.keyword}/${i}`;
-    return configurationErrors(`${dispatch.keyword} branch ${i}`, () => {
-      const compiled = ajv.getSchema(pointer);
-      if (compiled === undefined) throw new Error(`${quoteInput(pointer)} could not be compiled`);
-      return compiled;
-    });
-  });
-  const names = dispatch.constants.map(String);
-  // Shared results for valid values: the hot path allocates nothing (a try/catch costs nothing in V8).
-  const validResults: ValidationResult[] = names.map((branch) => Object.freeze({ valid: true, branch }));
-  const count = names.length;
-  const select = buildSelector(dispatch.property, dispatch.constants, validators);
-  const property = dispatch.property;
-
-  const validate = (value: unknown): ValidationResult => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return dispatchFailure(value, dispatch);
-    let code: number;
-    let baseValid = true;
-    try {
-      code = select(value as Record<string, unknown>);
-      if (code !== 2 * count && base !== undefined) baseValid = base(value);
-    } catch (error) {
-      return tooDeep(error);
-    }
-    if (code === 2 * count) return dispatchFailure(value, dispatch);
-    const i = code % count;
-    const branch = names[i] as string;
-    if (base !== undefined && !baseValid) {
-      const errors = toSchemaErrors(base.errors);
-      return { valid: false, branch, errors, message: formatSchemaErrors(errors) };
-    }
-    if (code < count) return validResults[i] as ValidationResult;
-    const errors = toSchemaErrors(validators[i]?.errors);
-    return { valid: false, branch, errors, message: `branch "${quoteInput(branch)}": ${formatSchemaErrors(errors)}` };
-  };
-  return { validate, discriminator: property, branches: dispatch.constants.map(String) };
-}
-
-/**
- * Builds `select(value)`, which validates `value` against the branch its discriminator names:
- * it returns `i` when branch `i` accepts, `count + i` when branch `i` rejects, and `2 * count`
- * when no branch is named. The selector is generated as a `switch` with one call site per
- * branch, as a hand-written dispatcher would be, so each call site stays monomorphic and
- * dispatch costs what validating the named branch directly costs (a map lookup and one shared
- * call site measured about twice the validation time). ajv generates its validators the same
- * way, so this adds no new requirement on the runtime.
- */
-function buildSelector(
-  property: string,
-  constants: readonly Constant[],
-  validators: readonly ValidateFunction[],
-): (value: Record<string, unknown>) => number {
-  const count = constants.length;
-  const parameters = validators.map((_, i) => `v${i}`);
-  // JSON.stringify yields valid JavaScript literals for strings, numbers and booleans.
-  const cases = constants
-    .map((constant, i) => `case ${JSON.stringify(constant)}: return v${i}(value) ? ${i} : ${count + i};`)
-    .join('\n');
-  const body = `return function select(value) {\nswitch (value[${JSON.stringify(property)}]) {\n${cases}\n}\nreturn ${2 * count};\n};`;
-  return new Function(...parameters, body)(...validators) as (value: Record<string, unknown>) => number;
 }
 
 /**
@@ -614,25 +418,6 @@ function refersOnlyToDefinitions(document: SchemaObject, node: SchemaObject): bo
     }
   }
   return true;
-}
-
-const cache = new WeakMap<object, Map<string, CompiledSchema>>();
-const booleanSchemas = new Map<string, CompiledSchema>();
-
-/** Compiles `schema` once; later calls with the same schema object reuse the validator. */
-export function compileSchema(schema: JsonSchema, options: CompileOptions = {}): CompiledSchema {
-  const key = options.discriminator === undefined ? '' : JSON.stringify(options.discriminator);
-  if (typeof schema === 'boolean') {
-    const k = `${schema}:${key}`;
-    let compiled = booleanSchemas.get(k);
-    if (compiled === undefined) {
-      compiled = compileUncached(schema, options);
-      booleanSchemas.set(k, compiled);
-    }
-    return compiled;
-  }
-  if (!isObject(schema)) return compileUncached(schema, options);
-  return compiledOnce(cache, schema, key, () => compileUncached(schema, options));
 }
 
 /** The validator cached for `schema` (by object) and `key` (the discriminator choice), compiled on first use. */

@@ -39,6 +39,7 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { quoteInput, type SchemaError } from './diagnostics.js';
+import { escapePointer } from './json-pointer.js';
 import {
   type CompiledSchema,
   type CompileOptions,
@@ -50,6 +51,7 @@ import {
   formatSchemaErrors,
   type JsonSchema,
   tooDeep,
+  VALID,
   type ValidationResult,
 } from './schema-validator.js';
 
@@ -136,7 +138,7 @@ export function issuePointer(path: StandardSchemaV1.Issue['path']): string {
   for (const segment of path) {
     const key: PropertyKey = typeof segment === 'object' && segment !== null ? segment.key : segment;
     const text = typeof key === 'symbol' ? (key.description ?? '') : String(key);
-    pointer += `/${text.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    pointer += `/${escapePointer(text)}`;
   }
   return pointer;
 }
@@ -160,8 +162,6 @@ function asyncError(vendor: string): ConfigurationError {
     `the ${quoteInput(vendor)} schema validated asynchronously (its validate returned a Promise): async validation is not supported by the synchronous engines; remove async refinements or transforms from the schema`,
   );
 }
-
-const VALID: ValidationResult = Object.freeze({ valid: true });
 
 function compileUncached(schema: StandardSchemaV1, options: CompileOptions): CompiledSchema {
   const standard = schema['~standard'];

@@ -9,6 +9,7 @@ import {
   JsonScanner,
   SCAN_ERROR,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { jsonValueText } from '../../../test/support/arbitraries.js';
@@ -148,6 +149,7 @@ describe('element scanner', () => {
     const r = elements('{"items": [{"type": "a", "n": 1}, {"type": "a", "n": "x"}, {"type": "b"}]}', {
       path: '$.items',
       schema,
+      compileJsonSchema: compileSchema,
     });
     expect(r.values).toEqual([{ type: 'a', n: 1 }, { type: 'b' }]);
     expect(r.records.map((x) => [x.index, x.branch])).toEqual([
@@ -200,7 +202,10 @@ describe('element scanner', () => {
   test('configuration errors', () => {
     expect(() => createElementScanner({ path: 'items' }, { value() {}, diagnostic() {} })).toThrow(ConfigurationError);
     expect(() =>
-      createElementScanner({ path: '$.a', schema: { type: 'object' } }, { value() {}, diagnostic() {} }),
+      createElementScanner(
+        { path: '$.a', schema: { type: 'object' }, compileJsonSchema: compileSchema },
+        { value() {}, diagnostic() {} },
+      ),
     ).toThrow(/no "properties" entry for "a"/);
   });
 

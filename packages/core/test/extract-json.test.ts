@@ -12,6 +12,7 @@ import {
   extractJson,
   type SalvagedValue,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
 import { everyChunkSize } from '../../../test/support/chunking.js';
 
@@ -128,7 +129,7 @@ describe('a validator that fails on data', () => {
     const deepTree = `${'{"children":['.repeat(20_000)}{}${']}'.repeat(20_000)}`;
     const text = `First ${deepTree}, then {"children": []}`;
     const diagnostics: Diagnostic[] = [];
-    const options = { schema: tree, maxDepth: 100_000 };
+    const options = { schema: tree, compileJsonSchema: compileSchema, maxDepth: 100_000 };
     const all = extractAllJson(text, { ...options, onDiagnostic: (d) => diagnostics.push(d) });
     expect(all.map((v) => v.value)).toEqual([{ children: [] }]);
     expect(diagnostics.map((d) => d.reason)).toEqual(['schema']);

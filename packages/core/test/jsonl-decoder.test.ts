@@ -1,4 +1,5 @@
 import { ConfigurationError, parseJsonl } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
 import { type Collected, decodeEverySplit } from '../../../test/support/collect.js';
 
@@ -103,7 +104,10 @@ describe('diagnostics', () => {
         { type: 'object', properties: { type: { const: 'b' } }, required: ['type'] },
       ],
     };
-    const r = decode('{"type":"a","n":1}\n{"type":"a","n":"x"}\n{"type":"c"}\n{"type":"b"}\n', { schema });
+    const r = decode('{"type":"a","n":1}\n{"type":"a","n":"x"}\n{"type":"c"}\n{"type":"b"}\n', {
+      schema,
+      compileJsonSchema: compileSchema,
+    });
     expect(r.values).toEqual([{ type: 'a', n: 1 }, { type: 'b' }]);
     expect(r.records.map((x) => x.branch)).toEqual(['a', 'b']);
     expect(r.diagnostics[0]).toMatchObject({
@@ -248,7 +252,9 @@ describe('bounded memory', () => {
   test('invalid options are configuration errors', () => {
     expect(() => parseJsonl('', { maxLineLength: 0 })).toThrow(ConfigurationError);
     expect(() => parseJsonl('', { maxLineLength: 1.5 })).toThrow(/positive integer/);
-    expect(() => parseJsonl('', { schema: { type: 'nope' } })).toThrow(ConfigurationError);
+    expect(() => parseJsonl('', { schema: { type: 'nope' }, compileJsonSchema: compileSchema })).toThrow(
+      ConfigurationError,
+    );
   });
 });
 

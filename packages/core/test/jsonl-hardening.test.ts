@@ -4,6 +4,7 @@
  * whole and at every chunk size 1..64.
  */
 import { createJsonlDecoder, parseJsonl } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
 import { decodeEverySplit } from '../../../test/support/collect.js';
 
@@ -69,7 +70,7 @@ describe('a recursive schema and a deep value', () => {
     let tree = '{}';
     for (let i = 0; i < 10_000; i++) tree = `{"children":[${tree}]}`;
     const text = `{"children":[{"children":[]}]}\n${tree}\n{"children":[]}\n{"children":[1]}\n`;
-    const r = parseJsonl(text, { schema: TREE });
+    const r = parseJsonl(text, { schema: TREE, compileJsonSchema: compileSchema });
     expect(r.values).toEqual([{ children: [{ children: [] }] }, { children: [] }]);
     expect(r.diagnostics.map((d) => [d.reason, d.line])).toEqual([
       ['too-deep', 2],
@@ -80,7 +81,11 @@ describe('a recursive schema and a deep value', () => {
   test('with the guard raised past what the stack holds, validation still reports instead of throwing', () => {
     let tree = '{}';
     for (let i = 0; i < 20_000; i++) tree = `{"children":[${tree}]}`;
-    const r = parseJsonl(`${tree}\n{"children":[]}\n`, { schema: TREE, maxDepth: 1_000_000 });
+    const r = parseJsonl(`${tree}\n{"children":[]}\n`, {
+      schema: TREE,
+      compileJsonSchema: compileSchema,
+      maxDepth: 1_000_000,
+    });
     expect(r.values).toEqual([{ children: [] }]);
     expect(r.diagnostics).toHaveLength(1);
     expect(r.diagnostics[0]).toMatchObject({ reason: 'schema', line: 1 });

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { applyChanges, type Change, ConfigurationError, createPartialBuilder, DEFAULT_MAX_DEPTH } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
 import { everyChunkSize } from '../../../test/support/chunking.js';
 import {
@@ -78,7 +79,10 @@ describe('complete: only a whole document', () => {
   });
 
   test('a schema mismatch does not make a whole document incomplete', () => {
-    const run = buildPartial(['{"a": 1}'], { schema: { type: 'object', required: ['b'] } });
+    const run = buildPartial(['{"a": 1}'], {
+      schema: { type: 'object', required: ['b'] },
+      compileJsonSchema: compileSchema,
+    });
     expect(run.diagnostics.map((d) => d.reason)).toEqual(['schema']);
     expect(run.complete).toBe(true);
   });
@@ -200,11 +204,13 @@ describe('scalar roots', () => {
   });
 
   test('a scalar root is checked against the schema', () => {
-    const run = buildPartial(['4', '2'], { schema: { type: 'string' } });
+    const run = buildPartial(['4', '2'], { schema: { type: 'string' }, compileJsonSchema: compileSchema });
     expect(run.final).toBe(42);
     expect(run.complete).toBe(true);
     expect(run.diagnostics.map((d) => d.reason)).toEqual(['schema']);
-    expect(buildPartial(['"x"'], { schema: { type: 'string' } }).diagnostics).toEqual([]);
+    expect(buildPartial(['"x"'], { schema: { type: 'string' }, compileJsonSchema: compileSchema }).diagnostics).toEqual(
+      [],
+    );
   });
 });
 

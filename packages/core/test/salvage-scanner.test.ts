@@ -1,5 +1,6 @@
 import { test as fcTest } from '@fast-check/vitest';
 import { createSalvageScanner, type Diagnostic, extractAllJson, extractJson, type SalvagedValue } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { everyChunkSize, numRuns } from '../../../test/support/chunking.js';
@@ -134,11 +135,15 @@ describe('salvage scanner', () => {
     const schema = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
     const text = 'Preamble {"id": 3}. Answer:\n```json\n{"name": "Ada"}\n```';
     const diagnostics: Diagnostic[] = [];
-    expect(extractAllJson(text, { schema, onDiagnostic: (d) => diagnostics.push(d) }).map((v) => v.value)).toEqual([
-      { name: 'Ada' },
-    ]);
+    expect(
+      extractAllJson(text, { schema, compileJsonSchema: compileSchema, onDiagnostic: (d) => diagnostics.push(d) }).map(
+        (v) => v.value,
+      ),
+    ).toEqual([{ name: 'Ada' }]);
     expect(diagnostics.map((d) => d.reason)).toEqual(['schema']);
-    expect(extractJson('{"id": 3} then {"name": "Ada"}', { schema })?.value).toEqual({ name: 'Ada' });
+    expect(extractJson('{"id": 3} then {"name": "Ada"}', { schema, compileJsonSchema: compileSchema })?.value).toEqual({
+      name: 'Ada',
+    });
   });
 
   test('repair only when asked, and always reported', () => {

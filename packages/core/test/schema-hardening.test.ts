@@ -8,12 +8,12 @@ import { fc, test as fcTest } from '@fast-check/vitest';
 import {
   type CompiledSchema,
   ConfigurationError,
-  compileSchema,
   elementSchemaAt,
   type JsonSchema,
   subSchemaAt,
   type ValidationResult,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { Ajv } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';

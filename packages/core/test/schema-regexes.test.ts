@@ -5,7 +5,7 @@
  * the native RegExp and ajv-formats itself, on inputs short enough for them to be fast.
  */
 import { fc, test as fcTest } from '@fast-check/vitest';
-import { compileSchema } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import type { Format } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { describe, expect, test } from 'vitest';

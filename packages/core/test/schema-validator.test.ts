@@ -1,4 +1,5 @@
-import { ConfigurationError, compileSchema, formatSchemaErrors } from '@llmjson/core';
+import { ConfigurationError, formatSchemaErrors } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
 
 const definition = {

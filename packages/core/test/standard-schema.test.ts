@@ -17,9 +17,11 @@ import {
   issuePointer,
   type JsonSchema,
   jsonSchemaOf,
+  type PartialOptions,
   type SchemaInput,
   type StandardSchemaV1,
 } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
@@ -180,7 +182,11 @@ describe('elements with zod', () => {
   const text = '{"items": [{"id": 1, "name": "a"}, {"id": "2", "name": "b"}, {"id": 3, "name": "c"}]}';
 
   test('the element schema comes from the document schema’s JSON Schema export', () => {
-    const fromDocument = elementsEverySplit(text, { path: '$.items', schema: document });
+    const fromDocument = elementsEverySplit(text, {
+      path: '$.items',
+      schema: document,
+      compileJsonSchema: compileSchema,
+    });
     const fromElement = elementsEverySplit(text, { path: '$.items', elementSchema: item });
     expect(fromDocument.records.map((r) => r.value)).toEqual([
       { id: 1, name: 'a' },
@@ -204,10 +210,13 @@ describe('elements with zod', () => {
 });
 
 /** The partial builder over `text` at every chunk size; returns the diagnostics, checked to agree. */
-function partialDiagnostics(text: string, schema: SchemaInput): Diagnostic[] {
+function partialDiagnostics(text: string, schema: SchemaInput, options: PartialOptions = {}): Diagnostic[] {
   const run = (chunks: readonly string[]) => {
     const diagnostics: Diagnostic[] = [];
-    const builder = createPartialBuilder({ schema }, { update() {}, diagnostic: (d) => diagnostics.push(d) });
+    const builder = createPartialBuilder(
+      { ...options, schema },
+      { update() {}, diagnostic: (d) => diagnostics.push(d) },
+    );
     for (const chunk of chunks) builder.write(chunk);
     builder.end();
     return diagnostics;
@@ -233,8 +242,8 @@ describe('partial values with zod', () => {
   const text = '{"title": "T", "sections": [{"start": 1}, {"start": 1.5}, {"start": 3}]}';
 
   test('subtrees are checked through the export as they close, the document by zod at the end', () => {
-    const withZod = partialDiagnostics(text, zod);
-    const withJson = partialDiagnostics(text, json);
+    const withZod = partialDiagnostics(text, zod, { compileJsonSchema: compileSchema });
+    const withJson = partialDiagnostics(text, json, { compileJsonSchema: compileSchema });
     const summary = (d: Diagnostic) => [d.reason, d.offset, d.errors?.map((e) => e.path)];
     expect(withZod.map(summary)).toEqual(withJson.map(summary));
     // Each closing subtree on the way up (the number, its object, the array) is checked by ajv
@@ -254,7 +263,7 @@ describe('partial values with zod', () => {
       sections: v.array(v.object({ start: v.pipe(v.number(), v.integer()) })),
     });
     expect(jsonSchemaOf(valibot)).toBeUndefined();
-    const diagnostics = partialDiagnostics(text, valibot);
+    const diagnostics = partialDiagnostics(text, valibot, { compileJsonSchema: compileSchema });
     expect(diagnostics.map((d) => [d.reason, d.errors?.map((e) => e.path)])).toEqual([
       ['schema', ['/sections/1/start']],
     ]);

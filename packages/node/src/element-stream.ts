@@ -15,6 +15,7 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
+import { withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 export interface ElementStreamOptions<E extends SchemaInput = SchemaInput>
@@ -40,7 +41,7 @@ export function createElementStream<E extends SchemaInput = SchemaInput>(
   options: ElementStreamOptions<E> = {},
 ): ElementStream<SchemaValue<E>> {
   const { stream, engine } = createTextTransform(options, (output) =>
-    createElementScanner<SchemaInput>(options, { value: output.push, diagnostic: output.diagnostic }),
+    createElementScanner<SchemaInput>(withAjvDefault(options), { value: output.push, diagnostic: output.diagnostic }),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
   return stream as ElementStream<SchemaValue<E>>;

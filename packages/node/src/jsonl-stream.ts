@@ -14,6 +14,7 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
+import { withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 export interface JsonlStreamOptions<S extends SchemaInput = SchemaInput> extends JsonlOptions<S>, TextTransformOptions {
@@ -52,7 +53,7 @@ export function createJsonlStream<S extends SchemaInput = SchemaInput>(
 export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream {
   const records = options.records === true;
   const { stream, engine } = createTextTransform(options, (output) =>
-    createJsonlDecoder(records ? options : { ...options, nullValue: 'report' }, {
+    createJsonlDecoder(withAjvDefault(records ? options : { ...options, nullValue: 'report' }), {
       value(value, info) {
         output.push(records ? ({ value, ...info } satisfies JsonlRecord) : value);
       },

@@ -15,6 +15,7 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
+import { withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 export interface PartialStreamOptions<S extends SchemaInput = SchemaInput>
@@ -79,7 +80,7 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
       : // Changes alone need no snapshots: the builder then copies nothing.
         { ...options, snapshots: options.snapshots ?? emit === 'both', updateOn: 'changes', nullValue: 'value' };
   const { stream, engine } = createTextTransform(options, (output) =>
-    createPartialBuilder(builderOptions, {
+    createPartialBuilder(withAjvDefault(builderOptions), {
       update(value: unknown, changes: readonly Change[]) {
         output.push(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
       },

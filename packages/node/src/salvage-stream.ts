@@ -14,6 +14,7 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
+import { withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 export interface SalvageStreamOptions<S extends SchemaInput = SchemaInput>
@@ -36,7 +37,7 @@ export function createSalvageStream<S extends SchemaInput = SchemaInput>(
   options: SalvageStreamOptions<S> = {},
 ): SalvageStream<SchemaValue<S>> {
   const { stream, engine } = createTextTransform(options, (output) =>
-    createSalvageScanner<SchemaInput>(options, { value: output.push, diagnostic: output.diagnostic }),
+    createSalvageScanner<SchemaInput>(withAjvDefault(options), { value: output.push, diagnostic: output.diagnostic }),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
   return stream as SalvageStream<SchemaValue<S>>;

@@ -1,5 +1,6 @@
 import { parseJsonl } from '@llmjson/core';
 import { ConfigurationError, createJsonlStream, type Diagnostic, type JsonlRecord } from '@llmjson/web';
+import { compileSchema } from '@llmjson/web/ajv';
 import { describe, expect, test } from 'vitest';
 import { chunkBytes, utf8 } from '../../../test/support/chunking.js';
 import { readAll } from '../../../test/support/web.js';
@@ -136,10 +137,17 @@ describe('createJsonlStream (Web)', () => {
   });
 
   test('a broken configuration throws when the stream is created', () => {
-    expect(() => createJsonlStream({ schema: { type: 'object', properties: { a: { type: 'nope' } } } })).toThrow(
-      ConfigurationError,
-    );
-    expect(() => createJsonlStream({ schema: { oneOf: [] }, discriminator: 'type' })).toThrow(ConfigurationError);
+    const compileJsonSchema = compileSchema;
+    expect(() =>
+      createJsonlStream({ schema: { type: 'object', properties: { a: { type: 'nope' } } }, compileJsonSchema }),
+    ).toThrow(expect.objectContaining({ code: 'SCHEMA_INVALID' }));
+    expect(() =>
+      createJsonlStream({
+        schema: { oneOf: [{ type: 'object' }, { type: 'object' }] },
+        discriminator: 'type',
+        compileJsonSchema,
+      }),
+    ).toThrow(expect.objectContaining({ code: 'DISCRIMINATOR_INVALID' }));
     expect(() => createJsonlStream({ maxLineLength: -1 })).toThrow(/maxLineLength/);
     expect(() => createJsonlStream({ highWaterMark: -1 })).toThrow(ConfigurationError);
     expect(() => createJsonlStream({ highWaterMark: 1.5 })).toThrow(/highWaterMark/);

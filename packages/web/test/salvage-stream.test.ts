@@ -1,5 +1,6 @@
 import { extractAllJson } from '@llmjson/core';
 import { ConfigurationError, createSalvageStream, type Diagnostic, type SalvagedValue } from '@llmjson/web';
+import { compileSchema } from '@llmjson/web/ajv';
 import { describe, expect, test } from 'vitest';
 import { chunkBytes, utf8 } from '../../../test/support/chunking.js';
 import { readAll } from '../../../test/support/web.js';
@@ -38,7 +39,9 @@ describe('createSalvageStream (Web)', () => {
   });
 
   test('a broken configuration throws when the stream is created', () => {
-    expect(() => createSalvageStream({ schema: { type: 'nope' } })).toThrow(ConfigurationError);
+    expect(() => createSalvageStream({ schema: { type: 'nope' }, compileJsonSchema: compileSchema })).toThrow(
+      expect.objectContaining({ code: 'SCHEMA_INVALID' }),
+    );
     expect(() => createSalvageStream({ maxCandidateLength: 0 })).toThrow(/maxCandidateLength/);
     expect(() => createSalvageStream({ highWaterMark: Number.NaN })).toThrow(ConfigurationError);
   });

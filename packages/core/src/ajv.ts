@@ -1,0 +1,16 @@
+/**
+ * `@llmjson/core/ajv`: JSON Schema through ajv, one implementation of the validator seam.
+ * Pass `compileSchema` as `compileJsonSchema` to the core engines or the Web streams; the Node
+ * streams, contracts and the CLI already do. Importing this entry brings ajv, ajv-formats and
+ * re2js into a bundle, and ajv compiles schemas with `new Function`: on a strict-CSP page use
+ * `llmjson compile` instead (docs/decisions/017-validator-seam.md).
+ *
+ * `compileStandaloneModule` is what `llmjson compile` runs: the source of an ES module that
+ * validates without compiling at run time. That module imports `linearRegExp` and
+ * `useLinearFormats` from here; every export of this entry is side-effect free, so a bundler
+ * keeps those two (and re2js) and leaves ajv's compiler out.
+ */
+
+export { compileStandaloneModule, type StandaloneOptions } from './ajv-standalone.js';
+export { compileSchema } from './ajv-validator.js';
+export { linearRegExp, useLinearFormats } from './linear-regexp.js';
