@@ -32,8 +32,9 @@ export interface EnvelopeSchema {
   readonly json_schema?: JsonSchema;
 }
 
-export interface EnvelopeResult {
-  readonly json?: unknown;
+/** `T` is the type of `json`: the prompt's value (see `Envelope`). */
+export interface EnvelopeResult<T = unknown> {
+  readonly json?: T;
   readonly schema_ref?: string;
   readonly schema?: EnvelopeSchema;
   readonly text: string;
@@ -50,9 +51,14 @@ export interface EnvelopeError {
   readonly errors?: readonly SchemaError[];
 }
 
-export interface Envelope {
+/**
+ * `T` is the type of `result.json`: `unknown` by default; for a prompt defined in code with a
+ * typed schema, the prompt runner gives the document's type (`json`) or the array of the
+ * objects' type (`jsonl`), and `never` for a text prompt, which has no `json`.
+ */
+export interface Envelope<T = unknown> {
   readonly status: 'succeeded' | 'incomplete' | 'failed';
-  readonly result: EnvelopeResult;
+  readonly result: EnvelopeResult<T>;
   readonly error?: EnvelopeError;
   /** Lines dropped or recovered (JSONL), and other diagnostics of the answer. */
   readonly diagnostics?: readonly Diagnostic[];
@@ -66,11 +72,11 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
-export interface EnvelopeInput {
+export interface EnvelopeInput<T = unknown> {
   readonly responseType: ResponseType;
   readonly status: Envelope['status'];
   /** The validated value (json, jsonl), when succeeded. */
-  readonly json?: unknown;
+  readonly json?: T;
   readonly schemaRef?: string | undefined;
   /** The schema section, for a Standard Schema prompt. */
   readonly schema?: EnvelopeSchema | undefined;
@@ -86,7 +92,7 @@ export interface EnvelopeInput {
 }
 
 /** Builds the envelope; fields that are unknown are omitted, never `null`. */
-export function createEnvelope(input: EnvelopeInput): Envelope {
+export function createEnvelope<T = unknown>(input: EnvelopeInput<T>): Envelope<T> {
   const structured = input.responseType !== 'text';
   // A failed answer has no document; a cut-off JSONL answer keeps its complete, valid lines.
   const hasJson = structured && input.status !== 'failed' && input.json !== undefined;
@@ -120,7 +126,7 @@ export function createEnvelope(input: EnvelopeInput): Envelope {
   if (error !== undefined && status !== 'succeeded') envelope.error = error;
   if (input.diagnostics !== undefined && input.diagnostics.length > 0) envelope.diagnostics = input.diagnostics;
   if (input.warnings !== undefined && input.warnings.length > 0) envelope.warnings = input.warnings;
-  return envelope as unknown as Envelope;
+  return envelope as unknown as Envelope<T>;
 }
 
 /**

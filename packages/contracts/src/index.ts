@@ -41,6 +41,10 @@ export {
   type PromptManager,
   type PromptManagerOptions,
   type PromptStream,
+  type PromptTypes,
+  type PromptTypesOf,
+  type PromptValue,
+  type UntypedPrompts,
 } from './prompt-manager.js';
 export {
   isTruncated,

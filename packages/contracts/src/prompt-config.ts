@@ -7,7 +7,10 @@
  * not both. Unknown keys are errors (a misspelt `response_type` would otherwise silently mean
  * `text`). A configuration built in code may give a Standard Schema (zod 4, valibot 1,
  * arktype 2…, anything carrying `~standard`) as `schema`; a JSON file cannot hold one, so file
- * catalogs keep `schema` as JSON Schema or use `schema_ref`.
+ * catalogs keep `schema` as JSON Schema or use `schema_ref`. Written in code, the configuration
+ * also types each prompt's values (`createPromptManager` infers its type; see prompt-manager.ts);
+ * an entry declared apart keeps its types with `as const` (or, when its schema is a Standard
+ * Schema, `satisfies PromptEntry`).
  *
  * Templates are Handlebars, rendered without HTML escaping and in strict mode: `{{text}}`
  * placeholders, `{{#each}}` loops and `{{#if}}` conditionals; a placeholder whose variable

@@ -22,14 +22,33 @@
  * (its connection closed) and the call rejects, or the iteration throws, a
  * `ProviderTimeoutError` whose `code` says which limit expired. The caller's `signal` aborts
  * the same request.
+ *
+ * Output format: a request's `responseFormat` says what to ask for; without one, a request whose
+ * `responseType` is `'json'` (the prompt runner's json prompts) gets the factory's `jsonMode`,
+ * and any other request none. `'json'` is JSON mode (`response_format: { type: 'json_object' }`).
+ * `'schema'` is structured output from the request's `schema` (the prompt runner passes the
+ * prompt's JSON Schema, or a Standard Schema's export): `response_format: { type: 'json_schema',
+ * json_schema: { name, schema, strict } }`, built by `structuredOutput('openai-chat', ...)` from
+ * @llmjson/core with the `structuredOutput` options (strict `'auto'` by default: strict when
+ * the schema is in OpenAI's strict subset). A `'schema'` request without a `schema` falls back
+ * to JSON mode (the prompt runner gives none for a Standard Schema without a JSON Schema
+ * export); a schema the helper refuses (a Standard Schema without an export, a root that is not
+ * an object, `strict: true` outside the subset) rejects the call with its ConfigurationError
+ * before any request is sent. jsonl prompts are never given a format: their answer is
+ * many documents, and both formats ask for one. The answer is validated locally either way,
+ * and `extraBody.response_format` overrides all of this.
  */
 
 import {
   ConfigurationError,
   ConfigurationErrorCode,
+  checkStructuredOutputOptions,
   createProviderDecoder,
   type Diagnostic,
   type ProviderError,
+  type SchemaInput,
+  type StructuredOutputOptions,
+  structuredOutput,
   type Usage,
 } from '@llmjson/core';
 
@@ -59,16 +78,32 @@ export interface OpenAICompatibleOptions {
    * answer (the output's iteration included). Default `Infinity` (no limit: see the header).
    */
   readonly totalTimeoutMs?: number;
+  /**
+   * What to ask for when a request has `responseType: 'json'` and no `responseFormat` (the
+   * prompt runner's json prompts): `'schema'` (structured output from the request's `schema`,
+   * JSON mode when it has none), `'json'` (JSON mode) or `'off'`. Default `'off'`, as before
+   * this option: OpenAI refuses JSON mode for a prompt that does not say "JSON", and not every
+   * OpenAI-compatible server takes `json_schema`.
+   */
+  readonly jsonMode?: 'off' | 'json' | 'schema';
+  /** `name`, `description` and `strict` of the structured output (`'schema'`). Default: name `'response'`, strict `'auto'`. */
+  readonly structuredOutput?: StructuredOutputOptions;
 }
 
 export interface OpenAICompatibleRequest {
   readonly system?: string;
   readonly prompt: string;
   readonly signal?: AbortSignal;
-  /** `'json'` asks for JSON mode (`response_format: { type: 'json_object' }`). Default `'text'` (never inferred from the response type). */
-  readonly responseFormat?: 'text' | 'json';
-  /** The prompt runner's response type (informational; JSON mode is only `responseFormat: 'json'`). */
+  /**
+   * `'json'` asks for JSON mode (`response_format: { type: 'json_object' }`), `'schema'` for
+   * structured output from `schema` (JSON mode without one), `'text'` for neither. Default:
+   * the factory's `jsonMode` when `responseType` is `'json'`, else `'text'`.
+   */
+  readonly responseFormat?: 'text' | 'json' | 'schema';
+  /** The prompt runner's response type: `'json'` applies the factory's `jsonMode`; others ask for no format. */
   readonly responseType?: string;
+  /** The schema of the answer, for `'schema'`: a JSON Schema, or a Standard Schema with a JSON Schema export. */
+  readonly schema?: SchemaInput;
 }
 
 export interface LlmResult {
@@ -242,6 +277,14 @@ export function openAICompatible(
   const extraBody = options.extraBody ?? {};
   const idleTimeoutMs = timeoutOption('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
   const totalTimeoutMs = timeoutOption('totalTimeoutMs', options.totalTimeoutMs, Number.POSITIVE_INFINITY);
+  const jsonMode = options.jsonMode ?? 'off';
+  if (jsonMode !== 'off' && jsonMode !== 'json' && jsonMode !== 'schema') {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `jsonMode must be 'off', 'json' or 'schema', got ${String(jsonMode)}`,
+    );
+  }
+  checkStructuredOutputOptions(options.structuredOutput);
   return async (request) => {
     const messages = [
       ...(request.system === undefined ? [] : [{ role: 'system', content: request.system }]),
@@ -250,11 +293,16 @@ export function openAICompatible(
     // JSON mode only when asked for: OpenAI rejects it unless the prompt says "JSON", it forces
     // a top-level object (an array schema could never match), and some servers only take
     // `json_schema`. The answer is validated locally either way.
-    const format = request.responseFormat ?? 'text';
+    const format =
+      request.responseFormat ?? (request.responseType === 'json' && jsonMode !== 'off' ? jsonMode : 'text');
     const body = {
       model: options.model,
       messages,
-      ...(format === 'json' ? { response_format: { type: 'json_object' } } : {}),
+      ...(format === 'schema' && request.schema !== undefined
+        ? structuredOutput('openai-chat', request.schema, options.structuredOutput)
+        : format === 'json' || format === 'schema'
+          ? { response_format: { type: 'json_object' } }
+          : {}),
       ...extraBody,
       stream: true,
       stream_options: 'stream_options' in extraBody ? extraBody.stream_options : { include_usage: true },

@@ -4,8 +4,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { createPromptManager } from '@llmjson/contracts';
 import { ConfigurationError, openAICompatible, ProviderHttpError } from '@llmjson/node';
+import { toStandardJsonSchema } from '@valibot/to-json-schema';
+import { type } from 'arktype';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { z } from 'zod';
 import { chunkBytes, utf8 } from '../../../test/support/chunking.js';
 import { corpus } from '../../../test/support/corpora.js';
 
@@ -104,6 +109,11 @@ beforeAll(async () => {
     seen.push({ method: request.method, url: request.url, authorization: request.headers.authorization, body });
     const path = request.url ?? '';
     if (path === '/v1/chat/completions') return trickle(response, SSE);
+    if (path === '/json/chat/completions') {
+      // A structured answer, in two deltas.
+      const events = [chatChunk({ content: '{"name":"Ada",' }), chatChunk({ content: '"age":36}' }, 'stop')];
+      return trickle(response, utf8.encode(`${events.map((e) => `data: ${e}\n\n`).join('')}data: [DONE]\n\n`));
+    }
     if (path === '/unauthorized/chat/completions') {
       response.writeHead(401, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }));
@@ -274,10 +284,182 @@ describe('openAICompatible', () => {
     expect(result.finishReason).toBe('stop');
   });
 
-  test('JSON mode is never inferred from the response type', async () => {
+  test('JSON mode is never inferred from the response type by default', async () => {
     const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local' });
     await consume((await llm({ prompt: 'Items?', responseType: 'json' })).output);
     expect((seen.at(-1) as Seen).body).not.toHaveProperty('response_format');
+  });
+});
+
+describe('openAICompatible structured output (json_schema)', () => {
+  const person = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { name: { type: 'string' }, age: { type: ['integer', 'null'] } },
+    required: ['name', 'age'],
+  } as const;
+  const personClosed = {
+    type: 'object',
+    properties: { name: { type: 'string' }, age: { type: ['integer', 'null'] } },
+    required: ['name', 'age'],
+    additionalProperties: false,
+  };
+
+  /** The request body the server saw for one call. */
+  async function bodyOf(llm: ReturnType<typeof openAICompatible>, request: Parameters<typeof llm>[0]): Promise<any> {
+    await consume((await llm(request)).output);
+    return (seen.at(-1) as Seen).body;
+  }
+
+  test("jsonMode 'schema': a json request's JSON Schema becomes response_format json_schema, closed and strict", async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'gpt-test', jsonMode: 'schema' });
+    const body = await bodyOf(llm, { prompt: 'Who?', responseType: 'json', schema: person });
+    expect(body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'response', schema: personClosed, strict: true },
+    });
+    expect(body).toMatchObject({ model: 'gpt-test', stream: true });
+  });
+
+  test("responseFormat 'schema' with zod 4: an optional property keeps strict off ('auto'); name and description are the factory's", async () => {
+    const llm = openAICompatible({
+      baseURL: `${baseURL}/v1`,
+      model: 'gpt-test',
+      structuredOutput: { name: 'person', description: 'The person named in the text.' },
+    });
+    const schema = z.object({ name: z.string(), age: z.number().optional() });
+    const body = await bodyOf(llm, { prompt: 'Who?', responseFormat: 'schema', schema });
+    expect(body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: {
+        name: 'person',
+        description: 'The person named in the text.',
+        strict: false,
+        schema: {
+          type: 'object',
+          properties: { name: { type: 'string' }, age: { type: 'number' } },
+          required: ['name'],
+        },
+      },
+    });
+  });
+
+  test('valibot (toStandardJsonSchema) and arktype schemas are sent as their JSON Schema export', async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'gpt-test', jsonMode: 'schema' });
+    const valibot = toStandardJsonSchema(v.object({ city: v.string() }));
+    const ark = type({ city: 'string' });
+    const expected = {
+      type: 'json_schema',
+      json_schema: {
+        name: 'response',
+        strict: true,
+        schema: {
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+          additionalProperties: false,
+        },
+      },
+    };
+    expect((await bodyOf(llm, { prompt: 'Where?', responseType: 'json', schema: valibot })).response_format).toEqual(
+      expected,
+    );
+    expect((await bodyOf(llm, { prompt: 'Where?', responseType: 'json', schema: ark })).response_format).toEqual(
+      expected,
+    );
+  });
+
+  test("'schema' without a schema falls back to JSON mode (json_object)", async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local', jsonMode: 'schema' });
+    expect((await bodyOf(llm, { prompt: 'JSON?', responseType: 'json' })).response_format).toEqual({
+      type: 'json_object',
+    });
+    expect((await bodyOf(llm, { prompt: 'JSON?', responseFormat: 'schema' })).response_format).toEqual({
+      type: 'json_object',
+    });
+  });
+
+  test('jsonMode applies to json requests only; responseFormat and extraBody.response_format override it', async () => {
+    const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local', jsonMode: 'schema' });
+    for (const responseType of ['jsonl', 'text', undefined]) {
+      const body = await bodyOf(llm, { prompt: 'Items?', schema: person, ...(responseType ? { responseType } : {}) });
+      expect(body).not.toHaveProperty('response_format');
+    }
+    const text = await bodyOf(llm, { prompt: 'Hi', responseType: 'json', responseFormat: 'text', schema: person });
+    expect(text).not.toHaveProperty('response_format');
+    const jsonMode = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local', jsonMode: 'json' });
+    expect((await bodyOf(jsonMode, { prompt: 'JSON', responseType: 'json', schema: person })).response_format).toEqual({
+      type: 'json_object',
+    });
+    const overridden = openAICompatible({
+      baseURL: `${baseURL}/v1`,
+      model: 'local',
+      jsonMode: 'schema',
+      extraBody: { response_format: { type: 'text' } },
+    });
+    expect((await bodyOf(overridden, { prompt: 'x', responseType: 'json', schema: person })).response_format).toEqual({
+      type: 'text',
+    });
+  });
+
+  test('a schema the helper refuses rejects the call before any request: array root, strict: true outside the subset', async () => {
+    const before = seen.length;
+    const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local', jsonMode: 'schema' });
+    const list = llm({ prompt: 'x', responseType: 'json', schema: { type: 'array', items: { type: 'string' } } });
+    await expect(list).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(list).rejects.toMatchObject({ code: 'SCHEMA_INVALID' });
+    await expect(list).rejects.toThrow(
+      /root has type "array", but OpenAI structured output needs a root of type "object"/,
+    );
+    const strict = openAICompatible({
+      baseURL: `${baseURL}/v1`,
+      model: 'local',
+      jsonMode: 'schema',
+      structuredOutput: { strict: true },
+    });
+    const optional = strict({ prompt: 'x', responseType: 'json', schema: z.object({ a: z.string().optional() }) });
+    await expect(optional).rejects.toThrow(/strict: true.*at \/: property "a" is not in "required"/);
+    const noExport = llm({ prompt: 'x', responseFormat: 'schema', schema: v.object({ a: v.string() }) });
+    await expect(noExport).rejects.toThrow(/toStandardJsonSchema/);
+    expect(seen.length).toBe(before);
+  });
+
+  test('bad jsonMode or structuredOutput options are configuration errors when the function is made', () => {
+    expect(() => openAICompatible({ baseURL, model: 'm', jsonMode: 'yes' as never })).toThrow(
+      /jsonMode must be 'off', 'json' or 'schema'/,
+    );
+    expect(() => openAICompatible({ baseURL, model: 'm', structuredOutput: { name: 'my schema' } })).toThrow(
+      ConfigurationError,
+    );
+  });
+
+  test("through the prompt runner: the prompt's zod schema reaches response_format, and the answer validates", async () => {
+    const prompts = createPromptManager({
+      prompts: {
+        person: {
+          prompt: 'Who is in {{text}}?',
+          'response-type': 'json',
+          schema: z.object({ name: z.string(), age: z.number() }),
+        },
+      },
+    });
+    const llm = openAICompatible({ baseURL: `${baseURL}/json`, model: 'gpt-test', jsonMode: 'schema' });
+    const envelope = await prompts.run('person', { text: 'a note' }, llm);
+    expect(envelope.status).toBe('succeeded');
+    expect(envelope.result.json).toEqual({ name: 'Ada', age: 36 });
+    expect((seen.at(-1) as Seen).body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: {
+        name: 'response',
+        strict: true,
+        schema: {
+          type: 'object',
+          properties: { name: { type: 'string' }, age: { type: 'number' } },
+          required: ['name', 'age'],
+          additionalProperties: false,
+        },
+      },
+    });
   });
 });
 
