@@ -10,6 +10,7 @@ import { ConfigurationError, quoteInput } from '@llmjson/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type BatchFlags, runBatchCommand } from './batch-command.js';
 import { runCheckCommand } from './check-command.js';
+import { type CompileFlags, runCompileCommand } from './compile-command.js';
 import { runDemoCommand } from './demo-command.js';
 import { MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
 import { EXIT_CODES_HELP, ExitCode, UsageError } from './exit-codes.js';
@@ -181,6 +182,21 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     )
     .action(async (path: string, flags: { schemaRoot?: string[] }) => {
       code = await runCheckCommand(path, flags, io);
+    });
+
+  program
+    .command('compile')
+    .summary('generate a JSON Schema validator ahead of time: an ES module for pages whose CSP forbids eval')
+    .argument('<schema>', 'JSON Schema file')
+    .option('--discriminator <name>', 'property naming the oneOf branch (detected by default)')
+    .option('--no-discriminator', 'validate the whole schema, without dispatch on a discriminator')
+    .option('-o, --output <file>', 'write the module here (default: stdout)')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  llmjson compile item.schema.json > validate-item.js\n  llmjson compile kg.schema.json --discriminator type -o src/validate-kg.js\n\nThe module's default export is a Standard Schema: pass it as `schema` to createJsonlStream\n(@llmjson/web) and the page needs no 'unsafe-eval'. It imports ajv's runtime, ajv-formats and\n@llmjson/core/ajv, which a bundler resolves. Exit code 2 when the schema cannot be compiled.",
+    )
+    .action(async (file: string, flags: CompileFlags) => {
+      code = await runCompileCommand(file, flags, io);
     });
 
   program

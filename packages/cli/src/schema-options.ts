@@ -1,9 +1,16 @@
 /**
  * `--schema FILE` / `--schema-ref NAME` with `--schema-root DIR`: the schema a command
  * validates against, resolved before any input is read (a problem is exit code 2).
+ *
+ * `--schema` names a JSON Schema file, or (stream modes) a JavaScript module and one of its
+ * exports: `schemas.mjs` (the default export) or `schemas.mjs#Answer` (a named one). The
+ * export is a Standard Schema (zod 4, valibot 1, arktype 2…) or a JSON Schema object, so the
+ * schema a program already defines in code validates on the command line too.
  */
 
-import { resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   compileContractSchema,
   createSchemaRegistry,
@@ -11,7 +18,7 @@ import {
   readSchemaFile,
   type SchemaRegistry,
 } from '@llmjson/contracts';
-import { type JsonSchema, quoteInput } from '@llmjson/core';
+import { isStandardSchema, type JsonSchema, quoteInput, type SchemaInput } from '@llmjson/core';
 import { UsageError } from './exit-codes.js';
 
 export interface SchemaFlags {
@@ -40,6 +47,11 @@ export function schemaFromFlags(
   if (flags.schema !== undefined && flags.schemaRef !== undefined) {
     throw new UsageError('give --schema FILE or --schema-ref NAME, not both');
   }
+  if (flags.schema !== undefined && schemaModule(flags.schema) !== undefined) {
+    throw new UsageError(
+      `--schema ${quoteInput(flags.schema)} is a JavaScript module: this command needs a JSON Schema file (batch workers receive the schema as data)`,
+    );
+  }
   const discriminator = flags.discriminator === undefined ? {} : { discriminator: flags.discriminator };
   if (flags.schema !== undefined) {
     const file = resolve(context.cwd, flags.schema);
@@ -54,4 +66,64 @@ export function schemaFromFlags(
     return { schema, schemaRef: flags.schemaRef };
   }
   return { schema: undefined, schemaRef: undefined };
+}
+
+const MODULE_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
+
+/** `--schema` as a module and export name (`file.mjs#Name`; `default` without `#`), or undefined for a JSON file. */
+function schemaModule(spec: string): { file: string; exportName: string } | undefined {
+  const hash = spec.lastIndexOf('#');
+  const file = hash > 0 && MODULE_EXTENSIONS.has(extname(spec.slice(0, hash))) ? spec.slice(0, hash) : spec;
+  if (!MODULE_EXTENSIONS.has(extname(file))) return undefined;
+  const exportName = file === spec ? 'default' : spec.slice(hash + 1);
+  return { file, exportName };
+}
+
+/**
+ * The schema named by the flags, as `schemaFromFlags` finds it, and also from a JavaScript
+ * module (`--schema schemas.mjs#Answer`): its export must be a Standard Schema or a JSON
+ * Schema object, and is compiled (a Standard Schema: its vendor and JSON Schema export read)
+ * before any input is read.
+ */
+export async function loadSchemaFlags(
+  flags: SchemaFlags,
+  context: Context,
+): Promise<{ schema: SchemaInput | undefined; schemaRef: string | undefined }> {
+  const module = flags.schema === undefined ? undefined : schemaModule(flags.schema);
+  if (module === undefined || flags.schema === undefined) return schemaFromFlags(flags, context);
+  if (flags.schemaRef !== undefined) throw new UsageError('give --schema FILE or --schema-ref NAME, not both');
+  const label = `--schema ${quoteInput(flags.schema)}`;
+  const file = resolve(context.cwd, module.file);
+  try {
+    if (!statSync(file).isFile()) throw new UsageError(`${label}: ${quoteInput(file)} is not a file`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      `${label}: cannot read ${quoteInput(file)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  let exports: Record<string, unknown>;
+  try {
+    exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new UsageError(
+      `${label}: the module failed to load: ${quoteInput(error instanceof Error ? error.message : String(error))}`,
+    );
+  }
+  const schema = exports[module.exportName];
+  if (schema === undefined) {
+    const names = Object.keys(exports).filter((name) => name !== 'default' || exports.default !== undefined);
+    throw new UsageError(
+      `${label}: the module has no export "${quoteInput(module.exportName)}"; it exports ${names.length === 0 ? 'nothing' : quoteInput(names.join(', '))}`,
+    );
+  }
+  const json = typeof schema === 'object' && schema !== null && !Array.isArray(schema);
+  if (!isStandardSchema(schema) && !json && typeof schema !== 'boolean') {
+    throw new UsageError(
+      `${label}: export "${quoteInput(module.exportName)}" is neither a Standard Schema (zod, valibot, arktype…) nor a JSON Schema object`,
+    );
+  }
+  const discriminator = flags.discriminator === undefined ? {} : { discriminator: flags.discriminator };
+  compileContractSchema(schema as SchemaInput, label, discriminator, { file });
+  return { schema: schema as SchemaInput, schemaRef: undefined };
 }

@@ -20,7 +20,7 @@ import { type DiagnosticsFormat, formatDiagnostic, MAX_MESSAGE_LENGTH } from './
 import { ExitCode, UsageError } from './exit-codes.js';
 import { openInputFile, writableFile, writeCheckedOutputFile } from './output-paths.js';
 import type { Context, SchemaFlags } from './schema-options.js';
-import { schemaFromFlags } from './schema-options.js';
+import { loadSchemaFlags } from './schema-options.js';
 
 export type Mode = 'jsonl' | 'json' | 'salvage' | 'partial' | 'elements';
 export type PartialEmit = 'snapshots' | 'changes' | 'both';
@@ -97,7 +97,7 @@ export async function runStreamCommand(
   io: Io,
 ): Promise<number> {
   // Everything that can be wrong with the command line is found before any input is read.
-  const { schema, schemaRef } = schemaFromFlags(flags, io);
+  const { schema, schemaRef } = await loadSchemaFlags(flags, io);
   if (mode !== 'elements' && flags.path !== undefined) throw new UsageError('--path applies to the elements mode only');
   const outputFile =
     flags.outputFile === undefined ? undefined : writableFile(io.cwd, flags.outputFile, '--output-file');

@@ -199,8 +199,9 @@ class LinearRegExp implements RegExpLike {
 /** ajv's `code.regExp` option: every `pattern` and `patternProperties` key compiled by re2js. */
 export const linearRegExp: RegExpEngine = Object.assign(
   (source: string, flags: string): RegExpLike => new LinearRegExp(compileLinear(source, flags), `/${source}/${flags}`),
-  // Read only by ajv's standalone code generation, which llmjson does not use.
-  { code: 'linearRegExp' },
+  // What ajv's standalone code calls for each pattern (ajv-standalone.ts turns the require
+  // into an import): this function, from an entry that bundles without ajv's compiler.
+  { code: 'require("@llmjson/core/ajv").linearRegExp' },
 );
 
 type FormatTest = (text: string) => boolean;
