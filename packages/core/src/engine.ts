@@ -111,6 +111,14 @@ export function validatorFor(
     readonly discriminator?: string | false;
   } & ValidatorOptions,
 ): CompiledSchema | undefined {
+  const compiler = options.compileJsonSchema;
+  if (compiler !== undefined && typeof compiler !== 'function') {
+    // Checked whatever the schema, so that a wrong option is found when the stream is made.
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `compileJsonSchema must be a function (schema, options) => validator, got ${quoteInput(typeof compiler)}`,
+    );
+  }
   if (options.schema === undefined) return undefined;
   const compileOptions = options.discriminator === undefined ? {} : { discriminator: options.discriminator };
   return isStandardSchema(options.schema)

@@ -100,6 +100,20 @@ describe('a JSON Schema needs compileJsonSchema', () => {
     }
   });
 
+  test('a compileJsonSchema that is not a function is refused at creation with a Standard Schema too', () => {
+    const zodSchema = z.object({ name: z.string() });
+    const bad = { compileJsonSchema: 'ajv' as unknown as JsonSchemaCompiler };
+    for (const create of [
+      () => createJsonlDecoder({ ...bad, schema: zodSchema }, sink),
+      () => createSalvageScanner({ ...bad, schema: zodSchema }, sink),
+      () => createElementScanner({ ...bad, elementSchema: zodSchema }, sink),
+      () => createPartialBuilder({ ...bad, schema: zodSchema }, partialSink),
+      () => createJsonlDecoder(bad, sink),
+    ]) {
+      expect(configurationError(create).code).toBe(ConfigurationErrorCode.optionInvalid);
+    }
+  });
+
   test('a boolean schema is a JSON Schema too', () => {
     expect(configurationError(() => parseJsonl('1\n', { schema: true })).code).toBe('NO_JSON_SCHEMA_COMPILER');
     expect(parseJsonl('1\n', { schema: true, compileJsonSchema: compileSchema }).values).toEqual([1]);
