@@ -38,11 +38,11 @@
 
 import { type Ajv, Name } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { ajvFor } from './ajv-validator.js';
+import { ajvFor, configurationErrors } from './ajv-validator.js';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { quoteInput } from './diagnostics.js';
 import { isObject, rejectReferenceCycles } from './reference-cycles.js';
-import { type CompileOptions, findDispatch, isStackOverflow, type JsonSchema } from './schema-validator.js';
+import { type CompileOptions, findDispatch, type JsonSchema } from './schema-validator.js';
 
 type StandaloneCode = (ajv: Ajv, refs: Record<string, string>) => string;
 // CommonJS: its default export arrives either as the function or wrapped.
@@ -65,18 +65,6 @@ const FORMATS = 'llmjson_formats';
  */
 function standaloneAjvFor(schema: JsonSchema): { readonly ajv: Ajv; readonly draft07: boolean } {
   return ajvFor(schema, { source: true, esm: true, lines: true, formats: new Name(FORMATS) });
-}
-
-function configurationErrors<T>(what: string, compile: () => T): T {
-  try {
-    return compile();
-  } catch (cause) {
-    if (cause instanceof ConfigurationError) throw cause;
-    const detail = isStackOverflow(cause)
-      ? 'nested too deeply to compile (stack overflow)'
-      : quoteInput(cause instanceof Error ? cause.message : String(cause));
-    throw new ConfigurationError(ConfigurationErrorCode.schemaInvalid, `invalid ${what}: ${detail}`, { cause });
-  }
 }
 
 function compiled(ajv: Ajv, id: string, what: string): void {

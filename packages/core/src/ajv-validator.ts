@@ -108,7 +108,7 @@ function toSchemaErrors(errors: readonly ErrorObject[] | null | undefined): Sche
 }
 
 /** Runs `compile`, turning whatever ajv throws into a ConfigurationError about `what`. */
-function configurationErrors<T>(what: string, compile: () => T): T {
+export function configurationErrors<T>(what: string, compile: () => T): T {
   try {
     return compile();
   } catch (cause) {
