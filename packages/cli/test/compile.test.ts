@@ -98,6 +98,17 @@ describe('llmjson compile', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  test('a schema nested 20 000 deep: exit 2 (too deep to compile), never a crash', async () => {
+    const depth = 20_000;
+    const file = join(TMP, 'deep.schema.json');
+    writeFileSync(file, `${'{"type":"object","properties":{"a":'.repeat(depth)}{"type":"string"}${'}}'.repeat(depth)}`);
+    const out = join(TMP, 'deep.js');
+    const r = await runCli(['compile', file, '-o', out]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('llmjson: SCHEMA_INVALID: invalid schema: nested too deeply to compile (stack overflow)');
+    expect(existsSync(out)).toBe(false);
+  });
+
   test.each([
     [['compile', 'missing.schema.json'], 'missing.schema.json: no such file'],
     [['compile', 'fixtures/schemas'], 'it is a directory'],
