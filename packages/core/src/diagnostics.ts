@@ -17,6 +17,12 @@ export const DiagnosticReason = {
   syntax: 'syntax',
   /** Valid JSON that the schema (or the discriminated branch) rejects. */
   schema: 'schema',
+  /**
+   * A value still streaming that no completion can make valid: its prefix already breaks the
+   * schema (a discriminator no branch has, a key `additionalProperties: false` forbids, a
+   * string past `maxLength`…). Reported at the offset where it became certain.
+   */
+  violation: 'violation',
   /** Input ended inside a value. */
   truncated: 'truncated',
   /** A line (or multi-line value) longer than `maxLineLength`; its text was discarded. */
@@ -69,6 +75,13 @@ export interface Diagnostic {
   readonly errors?: readonly SchemaError[];
   /** Discriminator value of the branch the value was validated against. */
   readonly branch?: string;
+  /** `violation`, and `recovered` by coercion: JSON Pointer of the part of the value concerned. */
+  readonly path?: string;
+  /**
+   * `violation`: the schema rule broken (`enum`, `const`, `type`, `additionalProperties`,
+   * `maxLength`…); `recovered` by coercion: the coercion applied (`string-to-number`…).
+   */
+  readonly rule?: string;
 }
 
 /** What an `encoding` diagnostic says, from whichever unit finds the bytes. */
