@@ -25,7 +25,8 @@
  *   (`findDispatch`). With one, a value that is not an object or names no branch is reported
  *   as the ajv path reports it (`unknown discriminator …; expected one of …`) without calling
  *   the vendor, and every other value is validated whole by the vendor and reported with its
- *   `branch`. This accepts what the vendor accepts as long as the export is faithful (each
+ *   `branch` (a zod 4 `z.discriminatedUnion` without checks of its own is validated by the
+ *   branch's own `validate`, which is what the union runs: `branchValidators`). This accepts what the vendor accepts as long as the export is faithful (each
  *   branch requires its constant), which is what the vendors' exports say of a discriminated
  *   union.
  * - Schema-limited: where no JSON Schema can be had (no `jsonSchema` on `~standard`, or the
@@ -163,6 +164,79 @@ function asyncError(vendor: string): ConfigurationError {
   );
 }
 
+/** The vendor's issues for a value (`undefined`: valid). Throws what validate throws, or the async error. */
+type IssuesOf = (value: unknown) => readonly StandardSchemaV1.Issue[] | undefined;
+
+function issuesFunction(validateStandard: StandardSchemaV1.Props['validate'], vendor: string): IssuesOf {
+  return (value) => {
+    const result = validateStandard(value);
+    if (typeof (result as { then?: unknown }).then === 'function') {
+      // Nobody awaits it: keep a rejection from surfacing as an unhandled one.
+      (result as Promise<unknown>).then(undefined, () => undefined);
+      throw asyncError(vendor);
+    }
+    return (result as StandardSchemaV1.Result<unknown>).issues;
+  };
+}
+
+/** What a zod 4 discriminated union exposes to libraries (`zod/v4/core`: `_zod.def`, `_zod.propValues`). */
+interface ZodUnionInternals {
+  readonly _zod?: {
+    readonly def?: {
+      readonly type?: unknown;
+      readonly discriminator?: unknown;
+      readonly options?: unknown;
+      readonly checks?: unknown;
+      readonly unionFallback?: unknown;
+    };
+  };
+}
+
+/**
+ * Dispatch straight to the branch, where the vendor's union would do nothing else: a zod 4
+ * `z.discriminatedUnion` on the dispatch property, with no checks of its own (`.refine`,
+ * `.check`) and no `unionFallback`, whose options each pin the property to exactly one of the
+ * dispatch constants. Its `validate` looks the tag up and runs that option with the same input
+ * and context, so the option's own `validate` returns the same issues; calling it skips a
+ * second lookup (decision 016: dispatch ≤ 1.0× a direct branch). Anything else — another
+ * vendor, a refined union, an option that cannot be matched to one constant — returns
+ * `undefined`, and the union's own `validate` is called, as always.
+ */
+function branchValidators(
+  schema: StandardSchemaV1,
+  dispatch: { readonly property: string; readonly constants: readonly unknown[] },
+  vendor: string,
+): IssuesOf[] | undefined {
+  if (vendor !== 'zod') return undefined;
+  const def = (schema as ZodUnionInternals)._zod?.def;
+  if (def === undefined || def.type !== 'union' || def.discriminator !== dispatch.property) return undefined;
+  if (def.unionFallback === true || (Array.isArray(def.checks) && def.checks.length > 0)) return undefined;
+  if (def.checks !== undefined && !Array.isArray(def.checks)) return undefined;
+  const options = def.options;
+  if (!Array.isArray(options) || options.length !== dispatch.constants.length) return undefined;
+  const byConstant = new Map<unknown, IssuesOf>();
+  for (const option of options) {
+    if (!isStandardSchema(option)) return undefined;
+    const values = (option as { _zod?: { propValues?: Record<string, unknown> } })._zod?.propValues?.[
+      dispatch.property
+    ];
+    if (!(values instanceof Set) || values.size !== 1) return undefined;
+    const [constant] = values;
+    const standard = option['~standard'];
+    if (byConstant.has(constant) || standard.version !== 1 || typeof standard.validate !== 'function') {
+      return undefined;
+    }
+    byConstant.set(constant, issuesFunction(standard.validate, vendor));
+  }
+  const validators: IssuesOf[] = [];
+  for (const constant of dispatch.constants) {
+    const validator = byConstant.get(constant);
+    if (validator === undefined) return undefined;
+    validators.push(validator);
+  }
+  return validators;
+}
+
 function compileUncached(schema: StandardSchemaV1, options: CompileOptions): CompiledSchema {
   const standard = schema['~standard'];
   if (standard.version !== 1 || typeof standard.validate !== 'function') {
@@ -174,16 +248,7 @@ function compileUncached(schema: StandardSchemaV1, options: CompileOptions): Com
   const vendor = typeof standard.vendor === 'string' ? standard.vendor : 'unknown';
   const validateStandard = standard.validate;
 
-  /** The vendor's issues for `value` (`undefined`: valid). Throws what validate throws, or the async error. */
-  const issuesOf = (value: unknown): readonly StandardSchemaV1.Issue[] | undefined => {
-    const result = validateStandard(value);
-    if (typeof (result as { then?: unknown }).then === 'function') {
-      // Nobody awaits it: keep a rejection from surfacing as an unhandled one.
-      (result as Promise<unknown>).then(undefined, () => undefined);
-      throw asyncError(vendor);
-    }
-    return (result as StandardSchemaV1.Result<unknown>).issues;
-  };
+  const issuesOf = issuesFunction(validateStandard, vendor);
 
   const json = jsonSchemaOf(schema);
   const dispatch =
@@ -213,6 +278,7 @@ function compileUncached(schema: StandardSchemaV1, options: CompileOptions): Com
     return { validate };
   }
 
+  const branchIssues = branchValidators(schema, dispatch, vendor);
   const names = dispatch.constants.map(String);
   const validResults: ValidationResult[] = names.map((branch) => Object.freeze({ valid: true, branch }));
   const index = new Map<unknown, number>(dispatch.constants.map((constant, i) => [constant, i]));
@@ -224,7 +290,7 @@ function compileUncached(schema: StandardSchemaV1, options: CompileOptions): Com
     const branch = names[i] as string;
     let issues: readonly StandardSchemaV1.Issue[] | undefined;
     try {
-      issues = issuesOf(value);
+      issues = branchIssues === undefined ? issuesOf(value) : (branchIssues[i] as IssuesOf)(value);
     } catch (error) {
       return tooDeep(error);
     }
