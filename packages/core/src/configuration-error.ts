@@ -15,6 +15,11 @@ export const ConfigurationErrorCode = {
   optionInvalid: 'OPTION_INVALID',
   /** A JSON Schema reached an engine with no JSON Schema compiler (`compileJsonSchema`). */
   noJsonSchemaCompiler: 'NO_JSON_SCHEMA_COMPILER',
+  /**
+   * A Standard Schema validated asynchronously (its `validate` returned a Promise): the
+   * synchronous engines cannot use it. Raised by the first validation that goes async.
+   */
+  schemaAsync: 'SCHEMA_ASYNC',
 } as const;
 export type ConfigurationErrorCode = (typeof ConfigurationErrorCode)[keyof typeof ConfigurationErrorCode];
 

@@ -12,10 +12,9 @@
  *
  * Semantics:
  * - Async: the engines are synchronous. A `validate` that returns a Promise throws a
- *   ConfigurationError (code `SCHEMA_INVALID`: the schema is unusable here, as a schema that
- *   does not compile is) from the first validation, saying that async validation is not
- *   supported. It cannot be found earlier: vendors go async only when a value reaches an
- *   async refinement.
+ *   ConfigurationError (code `SCHEMA_ASYNC`) from the first validation, saying that async
+ *   validation is not supported. It cannot be found earlier: vendors go async only when a
+ *   value reaches an async refinement.
  * - Depth: a stack overflow inside the vendor's `validate` is the value's depth, reported as
  *   the same `depth` result as the ajv path; any other exception propagates (a bug).
  * - Dispatch: where the vendor exports JSON Schema (Standard JSON Schema,
@@ -159,7 +158,7 @@ function toSchemaErrors(issues: readonly StandardSchemaV1.Issue[], vendor: strin
 
 function asyncError(vendor: string): ConfigurationError {
   return new ConfigurationError(
-    ConfigurationErrorCode.schemaInvalid,
+    ConfigurationErrorCode.schemaAsync,
     `the ${quoteInput(vendor)} schema validated asynchronously (its validate returned a Promise): async validation is not supported by the synchronous engines; remove async refinements or transforms from the schema`,
   );
 }

@@ -76,7 +76,8 @@ describe('async validation is a configuration error', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(ConfigurationError);
-    expect((thrown as ConfigurationError).code).toBe(ConfigurationErrorCode.schemaInvalid);
+    expect((thrown as ConfigurationError).code).toBe(ConfigurationErrorCode.schemaAsync);
+    expect((thrown as ConfigurationError).code).toBe('SCHEMA_ASYNC');
     expect((thrown as Error).message).toMatch(/async validation is not supported by the synchronous engines/);
   });
 
