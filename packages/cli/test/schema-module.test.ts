@@ -4,7 +4,8 @@
  * JSON Schema file does.
  */
 
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
@@ -70,6 +71,32 @@ describe('--schema with a JavaScript module', () => {
     const absent = await cli(['jsonl', '--schema', join(ROOT, 'fixtures/schemas/absent.mjs')]);
     expect(absent.code).toBe(2);
     expect(absent.err).toContain('cannot read');
+  });
+
+  test('a module that throws on import or does not parse: exit 2, one line naming the module and why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-schema-module-'));
+    try {
+      const throws = join(dir, 'throws.mjs');
+      writeFileSync(throws, 'throw new Error("schema module exploded");\n');
+      const broken = join(dir, 'broken.mjs');
+      writeFileSync(broken, 'export const Schema = {;\n');
+      for (const [spec, why] of [
+        [throws, 'schema module exploded'],
+        // The parser's words: Node's, or the test runner's module loader's under vitest.
+        [`${broken}#Schema`, ''],
+      ] as const) {
+        for (const mode of ['jsonl', 'json', 'salvage', 'elements', 'partial']) {
+          const r = await cli([mode, '--schema', spec]);
+          expect(r.code).toBe(2);
+          expect(r.out).toBe('');
+          expect(r.err.trim().split('\n')).toHaveLength(1);
+          expect(r.err).toContain(`llmjson: --schema ${spec}: the module failed to load: ${why}`);
+          expect(r.err.trim().length).toBeGreaterThan(`llmjson: --schema ${spec}: the module failed to load: `.length);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('batch needs a JSON Schema file and says so', async () => {
