@@ -9,10 +9,12 @@ import { environment, renderMarkdown, targetsSection, writeResults } from './rep
 import type { Scenario, Section } from './scenario.js';
 import { delivery } from './scenarios/delivery.js';
 import { elements } from './scenarios/elements.js';
+import { failFast } from './scenarios/fail-fast.js';
 import { jsonlMatrix } from './scenarios/jsonl-matrix.js';
 import { longLine } from './scenarios/long-line.js';
 import { noisyAnswers } from './scenarios/noisy-answers.js';
 import { partial } from './scenarios/partial.js';
+import { prefixCheck } from './scenarios/prefix-check.js';
 import { salvage } from './scenarios/salvage.js';
 import { schemaVendors } from './scenarios/schema-vendors.js';
 
@@ -24,7 +26,9 @@ const scenarios: readonly Scenario[] = [
   salvage,
   elements,
   partial,
+  prefixCheck,
   schemaVendors,
+  failFast,
 ];
 
 // `pnpm bench -- --quick` forwards the `--` itself.

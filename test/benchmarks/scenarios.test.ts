@@ -17,10 +17,12 @@ import {
 import type { Scenario } from '../../benchmarks/src/scenario.js';
 import { delivery } from '../../benchmarks/src/scenarios/delivery.js';
 import { elements } from '../../benchmarks/src/scenarios/elements.js';
+import { failFast } from '../../benchmarks/src/scenarios/fail-fast.js';
 import { jsonlMatrix } from '../../benchmarks/src/scenarios/jsonl-matrix.js';
 import { longLine } from '../../benchmarks/src/scenarios/long-line.js';
 import { noisyAnswers, noisyBatch } from '../../benchmarks/src/scenarios/noisy-answers.js';
 import { partial } from '../../benchmarks/src/scenarios/partial.js';
+import { prefixCheck } from '../../benchmarks/src/scenarios/prefix-check.js';
 import { salvage } from '../../benchmarks/src/scenarios/salvage.js';
 import { schemaVendors, triadZod } from '../../benchmarks/src/scenarios/schema-vendors.js';
 
@@ -32,7 +34,9 @@ const scenarios: Scenario[] = [
   salvage,
   elements,
   partial,
+  prefixCheck,
   schemaVendors,
+  failFast,
 ];
 
 describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name, scenario) => {
@@ -267,5 +271,52 @@ describe('elements', () => {
     const size = cases.find((c) => c.label === '64 KiB chunks')?.size ?? 0;
     expect(size).toBeGreaterThan(2 * 65_536);
     expect(cases.find((c) => c.label === '4-char chunks')?.size).toBe(size);
+  });
+});
+
+describe('prefix check', () => {
+  const cases = prefixCheck.cases(true);
+
+  test('one quick case each (partial builder, JSONL decoder), prefix checks on against off, on the same input', () => {
+    expect(cases.map((c) => c.label)).toStrictEqual(['10 KB', 'JSONL 10 KB']);
+    const names: Record<string, [string, string]> = {
+      '10 KB': [
+        'llmjson createPartialBuilder, schema, prefix checks on (default)',
+        'llmjson createPartialBuilder, schema, prefixCheck: false',
+      ],
+      'JSONL 10 KB': [
+        'llmjson createJsonlDecoder, schema, prefixCheck: true',
+        'llmjson createJsonlDecoder, schema, prefixCheck: false (default)',
+      ],
+    };
+    for (const c of cases) {
+      const [on, off] = names[c.label] ?? ['', ''];
+      expect(c.contestants.map((x) => [x.entrant.name, x.entrant.layer, x.entrant.ours])).toStrictEqual([
+        [on, 'engine', true],
+        [off, 'engine', false],
+      ]);
+      // Both deliver the same value (and throw on any diagnostic): only the prefix checks differ.
+      expect(c.contestants[0]?.expected).toBe(c.contestants[1]?.expected);
+      expect(c.size).toBeGreaterThan(9_000);
+    }
+  });
+});
+
+describe('fail fast', () => {
+  const cases = failFast.cases(true);
+
+  test('quick cases of 1 KB and 10 KB: failFast and the hand-made pipeline stop at the bad line, skipping goes on', () => {
+    expect(cases.map((c) => c.label)).toStrictEqual(['1 KB', '10 KB']);
+    for (const c of cases) {
+      const expected = (prefix: string) => c.contestants.find((x) => x.entrant.name.startsWith(prefix))?.expected ?? [];
+      const fast = expected('llmjson createJsonlStream, failFast');
+      const skip = expected('llmjson createJsonlStream (skip the bad line, go on)');
+      // Line 2 breaks the enum: one value before it; the rest of the answer after it.
+      expect(fast).toHaveLength(1);
+      expect(expected('split2 + JSON.parse + ajv, destroyed at the first failure')).toStrictEqual(fast);
+      expect(skip[0]).toStrictEqual(fast[0]);
+      expect(skip.length).toBeGreaterThan(fast.length + 5);
+      expect(skip.every((value) => (value as { kind: string }).kind === 'fact')).toBe(true);
+    }
   });
 });

@@ -12,9 +12,9 @@
  * (fixtures/ has no element or partial fixtures of its own: these are the recorded answers that
  * fit those engines.) Each case runs whole, at every byte chunk size 1..64 and at arbitrary
  * split points (fast-check); values, diagnostics (reason, line, endLine, offset, column,
- * excerpt, branch, error paths) and stats must be the JSON Schema run's. Only messages and
- * error keywords are the vendor's wording. Every difference, applied by `expectedFor` and
- * asserted on its own at the end of the file:
+ * excerpt, branch, path, rule, error paths) and stats must be the JSON Schema run's. Only
+ * messages and error keywords are the vendor's wording. Every difference, applied by
+ * `expectedFor` and asserted on its own at the end of the file:
  *
  * | #   | vendor                     | engines             | difference                                                        | reason                                                                                              |
  * | --- | -------------------------- | ------------------- | ----------------------------------------------------------------- | --------------------------------------------------------------------------------------------------- |
@@ -26,10 +26,13 @@
  * | (6) | zod 4                      | elements (document schema), partial subtrees | two errors at a bad date (`pattern`, `format`) | ajv validates zod's export, which gives z.iso.date() both a pattern and `format: date`  |
  * | (7) | arktype 2 (string.date.iso)| elements, partial   | document schema refused (SCHEMA_INVALID); no partial subtree checks | its export's date pattern has a lookahead, which ajv's linear-time regex engine refuses            |
  * | (8) | arktype 2                  | all (wording)       | dispatch failure lists branches sorted (`"cancel", "create"`)     | arktype's export orders the union's branches itself                                                 |
+ * | (9) | valibot without an export  | partial             | no prefix checks: no `violation` diagnostics                      | prefix checks read the schema's rules from an export (decision 018)                                 |
  *
  * Not differences: with an export, dispatch failures have the JSON Schema run's exact words
  * ((8) aside); elements through a document schema and partial subtree checks are decided by
- * ajv on the export, so their messages are ajv's too.
+ * ajv on the export, so their messages are ajv's too. Prefix checks (`violation`: path, rule,
+ * offset, excerpt) are the JSON Schema run's for every vendor with an export, arktype's (7)
+ * included: the checker models no `pattern`, so the export ajv refuses serves it unchanged.
  */
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -197,6 +200,9 @@ function optionsFor(c: Case, schema: SchemaInput): Record<string, unknown> {
 /** A subtree check of the partial builder (as opposed to the check of the complete document). */
 const isSubtreeCheck = (d: Diagnostic): boolean => d.reason === 'schema' && d.message.startsWith('the value at ');
 
+/** A prefix-check violation of the partial builder: no completion of the prefix can match. */
+const isViolation = (d: Diagnostic): boolean => d.reason === 'violation';
+
 /** A value that names no branch, reported by the dispatch of a JSON Schema (or of a vendor's export). */
 const dispatchProperty = (d: Diagnostic): string | undefined => {
   const error = d.errors?.[0];
@@ -220,14 +226,22 @@ const decidedByExport = (c: Case, d: Diagnostic): boolean =>
 function expectedFor(c: Case, vendor: VendorSchema, reference: Run): Run {
   let { stats } = reference;
   let diagnostics = reference.diagnostics;
+  /** Drops the diagnostics `drop` selects, and their count under `reason` in the stats. */
+  const without = (reason: string, drop: (d: Diagnostic) => boolean) => {
+    const dropped = diagnostics.filter(drop).length;
+    diagnostics = diagnostics.filter((d) => !drop(d));
+    const counts = (stats as { diagnostics: Record<string, number> }).diagnostics;
+    const left = (counts[reason] ?? 0) - dropped;
+    const { [reason]: _dropped, ...rest } = counts;
+    stats = { ...(stats as object), diagnostics: left === 0 ? rest : { ...rest, [reason]: left } };
+  };
   if (c.engine === 'partial' && (!vendor.exported || !vendor.linearExport)) {
     // (3) No export, or (7) one ajv refuses: no subtree checks, only the complete document's.
-    const subtree = diagnostics.filter(isSubtreeCheck).length;
-    diagnostics = diagnostics.filter((d) => !isSubtreeCheck(d));
-    const counts = (stats as { diagnostics: Record<string, number> }).diagnostics;
-    const schema = (counts.schema ?? 0) - subtree;
-    const { schema: _schema, ...rest } = counts;
-    stats = { ...(stats as object), diagnostics: schema === 0 ? rest : { ...rest, schema } };
+    without('schema', isSubtreeCheck);
+  }
+  if (c.engine === 'partial' && !vendor.exported) {
+    // (9) No export: no prefix checks, so no violations (an export ajv refuses still serves them).
+    without('violation', isViolation);
   }
   diagnostics = diagnostics.map((d) => {
     let errors: SchemaErrors | undefined = d.errors;
@@ -463,6 +477,7 @@ describe('the cases exercise what is compared', () => {
         seen.add(`${c.engine}: a value with a branch`);
       }
       for (const d of run.diagnostics) {
+        if (c.engine === 'partial' && isViolation(d)) seen.add('partial: a violation');
         if (d.reason !== 'schema') continue;
         seen.add(`${c.engine}: a schema diagnostic${d.branch === undefined ? '' : ' with a branch'}`);
         const property = dispatchProperty(d);
@@ -492,6 +507,7 @@ describe('the cases exercise what is compared', () => {
         'partial: unknown discriminator',
         'partial: a subtree check',
         'partial: a document check',
+        'partial: a violation',
       ].sort(),
     );
   });
@@ -548,13 +564,34 @@ describe('the listed differences, each asserted where it shows', () => {
 
   test('(3) partial: subtree checks only with a JSON Schema export', async () => {
     const text = fixture('contracts/answers/section-text-mismatch.txt');
-    const checks = (run: Run) => run.diagnostics.map((d) => (isSubtreeCheck(d) ? 'subtree' : 'document'));
+    const checks = (run: Run) =>
+      run.diagnostics.map((d) => (isViolation(d) ? 'violation' : isSubtreeCheck(d) ? 'subtree' : 'document'));
     const reference = await whole('partial', text, { schema: sections.json });
-    expect(checks(reference)).toEqual(['subtree', 'subtree', 'subtree', 'document']);
+    expect(checks(reference)).toEqual(['violation', 'subtree', 'subtree', 'subtree', 'document']);
     for (const vendor of sections.vendors) {
       const run = await whole('partial', text, { schema: vendor.schema });
+      // (9) without an export there are no prefix checks either: the complete document only.
       expect(checks(run), vendor.name).toEqual(vendor.exported ? checks(reference) : ['document']);
     }
+  });
+
+  test('(9) partial: prefix checks only with a JSON Schema export, the same violations for every export', async () => {
+    const list = arrayOf(calendarAction).document;
+    const text = asArray('schema-id-breaks-discriminator-dispatch');
+    const violations = async (schema: SchemaInput) =>
+      (await whole('partial', text, { schema })).diagnostics
+        .filter(isViolation)
+        .map((d) => [d.path, d.rule, d.offset, d.excerpt]);
+    // "reschedule" names no branch: certain at its "r", which neither "create" nor "cancel" starts with.
+    const reference = await violations(list.json);
+    expect(reference).toEqual([['/3/action', 'discriminator', text.indexOf('"reschedule"') + 1, '"r"']]);
+    for (const vendor of list.vendors) {
+      // arktype's export, refused by ajv for subtree checks (7), still serves the prefix checks.
+      expect(await violations(vendor.schema), vendor.name).toEqual(vendor.exported ? reference : []);
+    }
+    const valibot = await whole('partial', text, { schema: vendorNamed(list, VALIBOT).schema });
+    expect(valibot.stats).toMatchObject({ diagnostics: { schema: 1 } });
+    expect((valibot.stats as { diagnostics: object }).diagnostics).not.toHaveProperty('violation');
   });
 
   test('(4) elements: a document schema without an export is refused at creation', () => {

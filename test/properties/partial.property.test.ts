@@ -244,10 +244,10 @@ describe('partial values with a schema', () => {
     required: ['title', 'items'],
   };
 
-  function diagnose(text: string, size: number): Diagnostic[] {
+  function diagnose(text: string, size: number, prefixCheck?: boolean): Diagnostic[] {
     const diagnostics: Diagnostic[] = [];
     const builder = createPartialBuilder(
-      { schema, compileJsonSchema: compileSchema },
+      { schema, compileJsonSchema: compileSchema, ...(prefixCheck === undefined ? {} : { prefixCheck }) },
       { update() {}, diagnostic: (d) => diagnostics.push(d) },
     );
     for (let i = 0; i < text.length; i += size) builder.write(text.slice(i, i + size));
@@ -257,19 +257,32 @@ describe('partial values with a schema', () => {
 
   test('each completed subtree is checked against its sub-schema as it closes, then the document', () => {
     const text = '{"title": "too long", "items": [{"id": 1}, {"id": "x"}, {"name": "n"}], "mode": "c"}';
+    // A prefix-check violation as `[reason, path, rule, offset]`, a subtree or document check as
+    // `[reason, message up to its first colon]`.
+    const summary = (d: Diagnostic) =>
+      d.reason === 'violation' ? [d.reason, d.path, d.rule, d.offset] : [d.reason, d.message.split(':')[0]];
     for (const size of [1, 4, text.length]) {
       const diagnostics = diagnose(text, size);
-      expect(diagnostics.map((d) => d.message.split(':')[0])).toEqual([
-        'the value at /title does not match its schema',
-        'the value at /items/1/id does not match its schema',
-        'the value at /items/1 does not match its schema',
-        'the value at /items/2 does not match its schema',
+      expect(diagnostics.map(summary)).toEqual([
+        // The sixth character of "too long" breaks maxLength 5; the value is checked when it closes.
+        ['violation', '/title', 'maxLength', 16],
+        ['schema', 'the value at /title does not match its schema'],
+        // A string can never be an integer: certain at its opening quote.
+        ['violation', '/items/1/id', 'type', 50],
+        ['schema', 'the value at /items/1/id does not match its schema'],
+        ['schema', 'the value at /items/1 does not match its schema'],
+        // Not prefix-checked: a missing required key (certain only at close) and a oneOf of
+        // constants without a discriminator (compared at the first character only).
+        ['schema', 'the value at /items/2 does not match its schema'],
         // A container that closes with invalid members is itself invalid: it is reported too.
-        'the value at /items does not match its schema',
-        'the value at /mode does not match its schema',
-        'the complete document does not match the schema',
+        ['schema', 'the value at /items does not match its schema'],
+        ['schema', 'the value at /mode does not match its schema'],
+        ['schema', 'the complete document does not match the schema'],
       ]);
-      expect(diagnostics[1]?.errors?.[0]?.path).toBe('/items/1/id');
+      const idCheck = diagnostics.find((d) => d.message.startsWith('the value at /items/1/id does not match'));
+      expect(idCheck?.errors?.[0]?.path).toBe('/items/1/id');
+      // The subtree and document checks do not depend on the prefix check.
+      expect(diagnose(text, size, false)).toEqual(diagnostics.filter((d) => d.reason === 'schema'));
     }
   });
 

@@ -64,12 +64,14 @@ const MODES: Record<Mode, { summary: string; examples: string }> = {
     summary: 'one JSON object per line: each valid object as soon as its line is complete',
     examples: `  curl -N $URL -d @req.json | llmjson jsonl --input openai --schema item.schema.json
   llmjson jsonl answer.txt --schema-ref kg.extract.v1 --diagnostics json 2>dropped.jsonl
-  llmjson jsonl answer.txt --strict --require 10`,
+  llmjson jsonl answer.txt --strict --require 10
+  curl -N $URL -d @req.json | llmjson jsonl --input openai --schema item.schema.json --fail-fast`,
   },
   json: {
     summary: 'one JSON document (fence or prose around it tolerated): printed once it is complete and valid',
     examples: `  llmjson json answer.txt --schema sections.schema.json --output-file sections.json
-  llmjson json --tolerate none --api < answer.txt`,
+  llmjson json --tolerate none --api < answer.txt
+  curl -N $URL | llmjson json --input anthropic --schema sections.schema.json --fail-fast`,
   },
   salvage: {
     summary: 'every JSON value hidden in prose, fences or inline code, as each closes',
@@ -78,12 +80,14 @@ const MODES: Record<Mode, { summary: string; examples: string }> = {
   partial: {
     summary: 'what each chunk changed in the value so far (or the whole value so far, with --emit snapshots)',
     examples: `  curl -N $URL | llmjson partial --input anthropic
-  llmjson partial answer.json --emit snapshots | tail -1`,
+  llmjson partial answer.json --emit snapshots | tail -1
+  curl -N $URL | llmjson partial --input openai --schema doc.schema.json --fail-fast`,
   },
   elements: {
     summary: 'each element of a JSON array (or of the array at --path) as soon as it is complete',
     examples: `  llmjson elements answer.json --path '$.items' --schema doc.schema.json
-  llmjson elements truncated.json --require 1`,
+  llmjson elements truncated.json --require 1
+  curl -N $URL | llmjson elements --input ollama --path '$.items' --schema doc.schema.json --fail-fast`,
   },
 };
 
@@ -135,6 +139,12 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       .option('--strict', 'any dropped line or value is a failure (exit 4)')
       .option('--require <n>', 'fewer than n valid values is a failure (exit 4)', nonNegativeInteger('--require'));
     schemaOptions(command);
+    if (mode !== 'salvage') {
+      command.option(
+        '--fail-fast',
+        'end the run at the first violation of the schema (a value that fails it, or a prefix no completion can make valid): stop reading, exit 4, one stderr line naming the path and the rule; values already printed stay printed. Prose and syntax lines are not violations (jsonl skips them as usual). Needs --schema or --schema-ref',
+      );
+    }
     if (mode === 'jsonl') {
       command.option(
         '--max-line-length <n>',
@@ -216,12 +226,18 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     .option('--output-file <file>', 'write the result as canonical JSON, only on success')
     .option('--timeout <seconds>', 'give up when the server sends nothing for this long (0: never)', '60')
     .option('--total-timeout <seconds>', 'give up when the whole call takes longer (default: no limit)')
+    .option(
+      '--retries <n>',
+      'call the model again, up to n times, when the answer breaks its contract, with a correction naming the path and rule',
+      '0',
+    )
+    .option('--fail-fast', 'end the call at the first violation of the contract and abort the request (exit 4)')
     .addOption(
       new Option('--diagnostics <format>', 'diagnostics on stderr').choices(['text', 'json', 'none']).default('text'),
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  llmjson run --prompts prompts.json --id extract --vars vars.json --base-url http://127.0.0.1:8080/v1 --model qwen2.5\n',
+      '\nExamples:\n  llmjson run --prompts prompts.json --id extract --vars vars.json --base-url http://127.0.0.1:8080/v1 --model qwen2.5\n  llmjson run --prompts prompts.json --id extract --base-url http://127.0.0.1:8080/v1 --model qwen2.5 --fail-fast --retries 2\n\nWith --retries, the objects of a json or jsonl prompt are printed once their attempt is the last,\nand each retry is one line on stderr; --api prints the envelope with every attempt.\n',
     )
     .action(async (flags) => {
       code = await runRunCommand(flags, io);

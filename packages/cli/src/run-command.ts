@@ -6,12 +6,21 @@
  * `--timeout S` (default 60) gives up on a server that sends nothing for S seconds, before its
  * headers or between two pieces of its answer; `--total-timeout S` (default none) on a call that
  * takes longer than S seconds in all. Either is exit 3 with one line naming the flag.
+ *
+ * `--fail-fast` ends the call at the first violation of the answer's contract (a JSONL line that
+ * fails its schema; a JSON value no completion can make valid): the request is aborted, so the
+ * server stops generating, and the exit code is 4 (`SCHEMA_VIOLATION`, naming the path and the
+ * rule). `--retries N` calls the model again, up to N times, when the answer breaks its contract,
+ * with the conversation so far and a correction naming the path, the rule, the offending excerpt
+ * and the expected shape; each retry is one line on stderr. With retries, a json or jsonl
+ * prompt's objects are printed once their attempt is the last, so stdout never holds two
+ * answers; `--api` prints the envelope with its `attempts`.
  */
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createPromptManager, type Envelope, parseVariables } from '@llmjson/contracts';
-import { quoteInput } from '@llmjson/core';
+import { type AttemptFailure, createPromptManager, type Envelope, type Llm, parseVariables } from '@llmjson/contracts';
+import { type Diagnostic, quoteInput } from '@llmjson/core';
 import { openAICompatible, ProviderHttpError } from '@llmjson/node';
 import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
@@ -34,6 +43,46 @@ export interface RunFlags {
   readonly timeout?: string;
   /** Seconds the whole call may take (default: no limit; 0: no limit). */
   readonly totalTimeout?: string;
+  /** Retries after an answer that breaks its contract (commander passes the text; default 0). */
+  readonly retries?: string;
+  /** End the call at the first violation of the contract. */
+  readonly failFast?: boolean;
+}
+
+/** `--retries`: a whole number, 0 or more. */
+function retriesOf(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^\d{1,3}$/.test(value)) {
+    throw new UsageError(`--retries must be a whole number of retries from 0 to 999, got ${quoteInput(value)}`);
+  }
+  return Number(value);
+}
+
+/** The response type of prompt `id` in a configuration read from a file (`text` when it does not say). */
+function responseTypeOf(config: unknown, id: string): unknown {
+  const prompts = (config as { prompts?: unknown } | null)?.prompts;
+  if (typeof prompts !== 'object' || prompts === null || !Object.hasOwn(prompts, id)) return undefined;
+  const entry = (prompts as Record<string, unknown>)[id];
+  return typeof entry === 'object' && entry !== null
+    ? ((entry as Record<string, unknown>)['response-type'] ?? 'text')
+    : undefined;
+}
+
+/** The stderr line for a retry (`--diagnostics json`: one JSON object). */
+function retryLine(
+  failure: AttemptFailure,
+  retries: number,
+  format: DiagnosticsFormat,
+  source: string,
+): string | undefined {
+  if (format === 'none') return undefined;
+  const next = failure.attempt + 1;
+  if (format === 'json') {
+    const { attempt, detail, path, rule, message, line } = failure;
+    return `${JSON.stringify({ source, retry: { attempt, next, of: retries + 1, detail, path, rule, ...(line === undefined ? {} : { line }), message: quoteInput(message) } })}\n`;
+  }
+  const where = `${failure.line === undefined ? '' : `line ${failure.line}, `}at ${failure.path === '' ? '/' : failure.path}`;
+  return `${source}: attempt ${failure.attempt} failed: ${failure.detail} ${where} (${failure.rule}): ${quoteInput(failure.message)}; retrying (attempt ${next} of ${retries + 1})\n`;
 }
 
 /** A `--timeout`-style value in milliseconds: decimal seconds, 0 for no limit. */
@@ -69,6 +118,7 @@ function readText(io: Io, file: string, what: string): string {
 
 export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
   const idleTimeoutMs = seconds('--timeout', flags.timeout, 60_000);
+  const retries = retriesOf(flags.retries);
   const totalTimeoutMs = seconds('--total-timeout', flags.totalTimeout, Number.POSITIVE_INFINITY);
   let config: unknown;
   try {
@@ -83,34 +133,51 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
     flags.vars === undefined
       ? {}
       : parseVariables(readText(io, flags.vars, '--vars file'), `--vars file ${flags.vars}`);
+  const source = `llmjson run ${flags.id}`;
+  // With retries, a structured answer's objects wait until their attempt is the last.
+  const held: unknown[] | undefined =
+    retries > 0 && responseTypeOf(config, flags.id) !== 'text' && flags.api !== true ? [] : undefined;
   const manager = createPromptManager(config, {
     registry: registryFor(flags, io),
-    onDiagnostic: (d) => {
-      const text = formatDiagnostic(d, flags.diagnostics, `llmjson run ${flags.id}`);
+    failFast: flags.failFast === true,
+    retries,
+    onDiagnostic: (d, _id, { attempt }) => {
+      const text = formatDiagnostic(d, flags.diagnostics, attempt > 1 ? `${source} (attempt ${attempt})` : source);
+      if (text !== undefined) io.stderr.write(text);
+    },
+    onRetry: (failure) => {
+      if (held !== undefined) held.length = 0;
+      const text = retryLine(failure, retries, flags.diagnostics, source);
       if (text !== undefined) io.stderr.write(text);
     },
   });
   const apiKey = io.env[flags.apiKeyEnv];
-  const llm = openAICompatible({
+  const clientOptions = {
     baseURL: flags.baseUrl,
     model: flags.model,
     ...(apiKey ? { apiKey } : {}),
     idleTimeoutMs,
     totalTimeoutMs,
     // What the server's stream itself got wrong (an event that is not JSON, a refusal...).
-    onDiagnostic: (d) => {
+    onDiagnostic: (d: Diagnostic) => {
       const text = formatDiagnostic(d, flags.diagnostics, 'llmjson run (server stream)');
       if (text !== undefined) io.stderr.write(text);
     },
-  });
+  };
+  // A retry's request carries the whole conversation (`messages`: the earlier answers and their
+  // corrections), which the client sends in place of the system and user messages.
+  const llm: Llm = openAICompatible(clientOptions);
   const stdout = lineWriter(io.stdout);
   const stream = manager.stream(flags.id, vars, llm);
   let envelope: Envelope;
   try {
+    const print = (value: unknown) => stdout.write(typeof value === 'string' ? value : `${JSON.stringify(value)}\n`);
     for await (const value of stream) {
-      if (flags.api !== true) await stdout.write(typeof value === 'string' ? value : `${JSON.stringify(value)}\n`);
+      if (held !== undefined) held.push(value);
+      else if (flags.api !== true) await print(value);
     }
     envelope = await stream.outcome;
+    for (const value of held ?? []) await print(value);
   } catch (error) {
     const timeout = timeoutOf(error);
     if (timeout !== undefined) {

@@ -3,11 +3,27 @@
  * stdin for none or `-`; plain text or a provider's streamed body with `--input`), one JSON
  * value per line out, each written the moment the engine emits it. Diagnostics go to stderr.
  * Wiring only: every behaviour is the engines' (`@llmjson/node`) and the contracts'.
+ *
+ * `--fail-fast` (json, jsonl, partial, elements): the first contract violation — a value that
+ * fails its schema, or a prefix no completion can make valid (where the engine checks
+ * prefixes) — ends the run: reading stops, the input is closed (a pipe's writer, `curl -N`, stops with it), and the
+ * run exits 4 with one stderr line naming the line or offset, the path and the rule. Values
+ * already printed stay printed. json mode watches the document as the partial mode reads it
+ * (the first `{` or `[` after any prose or fence), so it can stop before the answer is whole.
  */
 
 import type { Readable, Writable } from 'node:stream';
 import { canonicalJson, createEnvelope, isTruncated, parseJsonResponse } from '@llmjson/contracts';
-import { type Diagnostic, type JsonSchema, quoteInput } from '@llmjson/core';
+import {
+  ContractViolationError,
+  createPartialBuilder,
+  type Diagnostic,
+  isViolation,
+  type JsonSchema,
+  quoteInput,
+  type SchemaInput,
+} from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import {
   createElementStream,
   createJsonlStream,
@@ -52,6 +68,8 @@ export interface StreamFlags extends SchemaFlags {
   readonly path?: string;
   readonly emit?: PartialEmit;
   readonly tolerate?: 'fence-and-prose' | 'none';
+  /** End the run at the first contract violation (exit 4). */
+  readonly failFast?: boolean;
 }
 
 export interface Io extends Context {
@@ -99,6 +117,10 @@ export async function runStreamCommand(
   // Everything that can be wrong with the command line is found before any input is read.
   const { schema, schemaRef } = await loadSchemaFlags(flags, io);
   if (mode !== 'elements' && flags.path !== undefined) throw new UsageError('--path applies to the elements mode only');
+  const failFast = flags.failFast === true;
+  if (failFast && schema === undefined) {
+    throw new UsageError('--fail-fast needs a schema to check against: add --schema or --schema-ref');
+  }
   const outputFile =
     flags.outputFile === undefined ? undefined : writableFile(io.cwd, flags.outputFile, '--output-file');
   const stdout = lineWriter(io.stdout);
@@ -109,6 +131,8 @@ export async function runStreamCommand(
     // A null document cannot travel on the Node partial stream as a snapshot: printed below, not dropped.
     const nullDocument = mode === 'partial' && d.reason === 'null-value';
     if (nullDocument) return;
+    // The violation that ends a --fail-fast run is stated by its one verdict line (below).
+    if (failFast && origin !== 'input' && isViolation(d) && flags.diagnostics !== 'json') return;
     if (d.reason !== 'recovered' && d.reason !== 'blank' && d.reason !== 'fence') dropped++;
     const text = formatDiagnostic(d, flags.diagnostics, `llmjson ${origin}`);
     if (text !== undefined) io.stderr.write(text);
@@ -116,6 +140,7 @@ export async function runStreamCommand(
   const common = {
     ...(schema === undefined ? {} : { schema }),
     ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
+    ...(failFast ? { failFast } : {}),
     onDiagnostic,
   };
   // The streams check their options when they are made (an invalid --path, say): before the input is opened.
@@ -175,10 +200,27 @@ export async function runStreamCommand(
   let answer = '';
   /** The failure was already stated by a diagnostic line: no second line for it. */
   let failureReported = false;
+  /** What ended a --fail-fast run. */
+  let violation: ContractViolationError | undefined;
+  const stopAt = (error: ContractViolationError) => {
+    violation = error;
+    // Nothing more is read: the writer of a pipe (or the file) is let go.
+    provider?.destroy();
+    input.destroy();
+    status = 'failed';
+    failure = { reason: 'CONTRACT_VALIDATION_FAILED', detail: 'SCHEMA_MISMATCH', message: error.message };
+    failureReported = true;
+    const { line, offset } = error.diagnostic;
+    const where = line === undefined ? `offset ${offset}` : `line ${line}`;
+    io.stderr.write(
+      `llmjson ${mode}: --fail-fast: ${where}: ${error.path === '' ? 'the value' : quoteInput(error.path)} breaks rule "${quoteInput(error.rule)}": ${quoteInput(error.diagnostic.message, MAX_MESSAGE_LENGTH)}\n`,
+    );
+  };
 
   const maxLength = flags.maxLength ?? DEFAULT_MAX_LENGTH;
   let tooLong = false;
   if (mode === 'json') {
+    const watch = failFast ? documentWatcher(schema, flags.discriminator) : undefined;
     text.setEncoding?.('utf8');
     for await (const chunk of text) {
       const piece = typeof chunk === 'string' ? chunk : String(chunk);
@@ -188,6 +230,12 @@ export async function runStreamCommand(
         break;
       }
       answer += piece;
+      const found = watch?.(piece);
+      if (found !== undefined) {
+        onDiagnostic(found.diagnostic);
+        stopAt(found);
+        break;
+      }
     }
   }
   if (tooLong) {
@@ -199,18 +247,22 @@ export async function runStreamCommand(
     failure = { reason: 'CONTRACT_VALIDATION_FAILED', detail: 'NOT_JSON', message };
     failureReported = flags.diagnostics !== 'none';
   } else if (engine === undefined) {
-    const outcome = parseJsonResponse(answer, {
-      schema: schema as JsonSchema | undefined,
-      ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
-      ...(flags.tolerate === undefined ? {} : { tolerate: flags.tolerate }),
-      finishReason: provider?.finishReason,
-    });
-    if (outcome.status === 'succeeded') {
+    // After a --fail-fast stop (stated by stopAt) there is no document to parse.
+    const outcome =
+      violation === undefined
+        ? parseJsonResponse(answer, {
+            schema: schema as JsonSchema | undefined,
+            ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
+            ...(flags.tolerate === undefined ? {} : { tolerate: flags.tolerate }),
+            finishReason: provider?.finishReason,
+          })
+        : undefined;
+    if (outcome?.status === 'succeeded') {
       // A recovered document (a trailing comma removed) is printed, and the recovery said.
       for (const d of outcome.diagnostics ?? []) onDiagnostic(d);
       json = outcome.json;
       await print(json);
-    } else {
+    } else if (outcome !== undefined) {
       status = outcome.status;
       failure =
         outcome.status === 'failed'
@@ -220,19 +272,26 @@ export async function runStreamCommand(
   } else {
     const output = text.pipe(engine);
     text.on('error', (error) => engine.destroy(error));
-    for await (const out of output) {
-      const value = mode === 'salvage' || mode === 'elements' ? (out as { value: unknown }).value : out;
-      if (mode !== 'partial') {
-        valueCount++;
-        if (keepValues) values.push(value);
+    try {
+      for await (const out of output) {
+        const value = mode === 'salvage' || mode === 'elements' ? (out as { value: unknown }).value : out;
+        if (mode !== 'partial') {
+          valueCount++;
+          if (keepValues) values.push(value);
+        }
+        if (!(await print(value))) {
+          // The reader went away (`| head -1`): stop quietly.
+          input.destroy();
+          return ExitCode.ok;
+        }
       }
-      if (!(await print(value))) {
-        // The reader went away (`| head -1`): stop quietly.
-        input.destroy();
-        return ExitCode.ok;
-      }
+    } catch (error) {
+      if (!(error instanceof ContractViolationError)) throw error;
+      stopAt(error);
     }
-    if (mode === 'partial') {
+    if (violation !== undefined) {
+      json = mode === 'partial' ? (engine as ReturnType<typeof createPartialStream>).value : values;
+    } else if (mode === 'partial') {
       const complete = (engine as ReturnType<typeof createPartialStream>).complete;
       json = (engine as ReturnType<typeof createPartialStream>).value;
       if (complete && json === null && (flags.emit ?? 'changes') === 'snapshots') await print(null);
@@ -328,4 +387,37 @@ function answerText(json: unknown): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * json mode under --fail-fast: the document read as it streams (by the partial builder, which
+ * finds it after any prose or fence) and checked as each subtree closes; returns the first
+ * violation of a piece of the answer, once.
+ */
+function documentWatcher(
+  schema: SchemaInput | undefined,
+  discriminator: string | undefined,
+): (piece: string) => ContractViolationError | undefined {
+  let found: ContractViolationError | undefined;
+  const builder = createPartialBuilder(
+    {
+      ...(schema === undefined ? {} : { schema }),
+      ...(discriminator === undefined ? {} : { discriminator }),
+      compileJsonSchema: compileSchema,
+      snapshots: false,
+    },
+    {
+      update() {},
+      diagnostic(d) {
+        if (found === undefined && isViolation(d)) found = new ContractViolationError(d);
+      },
+    },
+  );
+  let reported = false;
+  return (piece) => {
+    if (found === undefined) builder.write(piece);
+    if (found === undefined || reported) return undefined;
+    reported = true;
+    return found;
+  };
 }

@@ -16,7 +16,14 @@
  *   2020-12). Omitted for JSON Schema prompts, whose schema is the file or object the caller
  *   already has (`schema_ref` names the file).
  * - Text prompts: `json`, `schema_ref` and `schema` are omitted; `result.text` is the answer.
- * - `error`, when not succeeded: `{ reason, detail?, message, errors? }`.
+ * - `error`, when not succeeded: `{ reason, detail?, message, errors?, path?, rule?, diagnostic? }`;
+ *   `detail` `SCHEMA_VIOLATION` (with `failFast`) names the `path` and `rule` broken and carries
+ *   the engine's `diagnostic`.
+ * - `attempts`, when the call was made with `retries` or `failFast`: every call of the model, in
+ *   order — `{ attempt, status, text, error?, diagnostics?, value?, correction?, model?, usage?,
+ *   finish_reason? }`. `value` is what failed (the document, the JSONL line's object, or the
+ *   document as far as it had streamed at a violation); `correction` the message sent back to
+ *   the model for the next attempt. `result` and `error` are the last attempt's.
  */
 
 import { writeFileSync } from 'node:fs';
@@ -46,9 +53,34 @@ export interface EnvelopeResult<T = unknown> {
 
 export interface EnvelopeError {
   readonly reason: 'CONTRACT_VALIDATION_FAILED' | 'INCOMPLETE';
-  readonly detail?: 'NOT_JSON' | 'SCHEMA_MISMATCH';
+  /** `SCHEMA_VIOLATION`: `failFast` ended the call at the first violation (see `ContractViolation`). */
+  readonly detail?: 'NOT_JSON' | 'SCHEMA_MISMATCH' | 'SCHEMA_VIOLATION';
   readonly message: string;
   readonly errors?: readonly SchemaError[];
+  /** `SCHEMA_VIOLATION`: JSON Pointer of the offending value (inside the line's object for JSONL). */
+  readonly path?: string;
+  /** `SCHEMA_VIOLATION`: the schema rule broken (`type`, `enum`, `required`…). */
+  readonly rule?: string;
+  /** `SCHEMA_VIOLATION`: the diagnostic that ended the call. */
+  readonly diagnostic?: Diagnostic;
+}
+
+/** One call of the model (`Envelope.attempts`). */
+export interface EnvelopeAttempt {
+  /** 1-based. */
+  readonly attempt: number;
+  readonly status: 'succeeded' | 'incomplete' | 'failed';
+  /** The answer as it came (as far as it was read, when `failFast` ended it). */
+  readonly text: string;
+  readonly error?: EnvelopeError;
+  readonly diagnostics?: readonly Diagnostic[];
+  /** What failed: the document, the JSONL line's object, or the partial document at a violation. */
+  readonly value?: unknown;
+  /** The correction sent to the model after this attempt (absent on the last one). */
+  readonly correction?: string;
+  readonly model?: string;
+  readonly usage?: Readonly<Record<string, unknown>>;
+  readonly finish_reason?: string;
 }
 
 /**
@@ -63,6 +95,8 @@ export interface Envelope<T = unknown> {
   /** Lines dropped or recovered (JSONL), and other diagnostics of the answer. */
   readonly diagnostics?: readonly Diagnostic[];
   readonly warnings?: readonly string[];
+  /** Every call of the model, when the call was made with `retries` or `failFast` (see the header). */
+  readonly attempts?: readonly EnvelopeAttempt[];
 }
 
 /** RFC 8785 canonical JSON of a value. */
@@ -89,6 +123,7 @@ export interface EnvelopeInput<T = unknown> {
   readonly error?: EnvelopeError | undefined;
   readonly diagnostics?: readonly Diagnostic[] | undefined;
   readonly warnings?: readonly string[] | undefined;
+  readonly attempts?: readonly EnvelopeAttempt[] | undefined;
 }
 
 /** Builds the envelope; fields that are unknown are omitted, never `null`. */
@@ -126,6 +161,7 @@ export function createEnvelope<T = unknown>(input: EnvelopeInput<T>): Envelope<T
   if (error !== undefined && status !== 'succeeded') envelope.error = error;
   if (input.diagnostics !== undefined && input.diagnostics.length > 0) envelope.diagnostics = input.diagnostics;
   if (input.warnings !== undefined && input.warnings.length > 0) envelope.warnings = input.warnings;
+  if (input.attempts !== undefined) envelope.attempts = input.attempts;
   return envelope as unknown as Envelope<T>;
 }
 

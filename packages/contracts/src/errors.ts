@@ -8,7 +8,7 @@
  *   model's answer is not JSON or does not match. Retry, fall back to another model, or report.
  */
 
-import { quoteInput, type SchemaError } from '@llmjson/core';
+import { type Diagnostic, quoteInput, type SchemaError } from '@llmjson/core';
 
 export const ContractErrorCode = {
   /** A JSON or JSONL prompt declares neither `schema` nor `schema_ref`. */
@@ -76,6 +76,28 @@ export interface ContractFailure {
   readonly errors: readonly SchemaError[];
 }
 
+/**
+ * `failFast`'s outcome: the answer broke its contract while it streamed — a JSONL line that
+ * fails its schema, a JSON value that no completion can make valid (a `violation`), or a
+ * closed part of the document that fails its sub-schema — and the call was ended there.
+ * (A detail of its own rather than a new `FailureDetail`, so that the outcomes of
+ * `parseJsonResponse`, which never stops early, keep their two details.)
+ */
+export interface ContractViolation {
+  readonly status: 'failed';
+  readonly reason: 'CONTRACT_VALIDATION_FAILED';
+  readonly detail: 'SCHEMA_VIOLATION';
+  /** `at /items/0/id (type): must be integer`, with the line for JSONL. */
+  readonly message: string;
+  /** JSON Pointer of the offending value (`` for the root); inside the line's object for JSONL. */
+  readonly path: string;
+  /** The schema rule broken (`type`, `enum`, `required`, `additionalProperties`…). */
+  readonly rule: string;
+  readonly errors: readonly SchemaError[];
+  /** The engine's diagnostic that ended the call. */
+  readonly diagnostic: Diagnostic;
+}
+
 /** The outcome of an answer cut off at the token limit: never repaired into a complete one. */
 export interface IncompleteAnswer {
   readonly status: 'incomplete';
@@ -88,10 +110,10 @@ export interface IncompleteAnswer {
 /** Thrown by `invoke` when the answer failed its contract or was cut off; `outcome` says which. */
 export class ContractValidationError extends Error {
   override readonly name = 'ContractValidationError';
-  readonly outcome: ContractFailure | IncompleteAnswer;
-  /** The model's answer as it arrived. */
+  readonly outcome: ContractFailure | ContractViolation | IncompleteAnswer;
+  /** The model's answer as it arrived (the last attempt's, after retries). */
   readonly text: string;
-  constructor(outcome: ContractFailure | IncompleteAnswer, text: string, promptId?: string) {
+  constructor(outcome: ContractFailure | ContractViolation | IncompleteAnswer, text: string, promptId?: string) {
     super(
       `${promptId === undefined ? '' : `prompt "${quoteInput(promptId)}": `}${
         outcome.status === 'failed' ? `${outcome.detail}: ${outcome.message}` : outcome.message

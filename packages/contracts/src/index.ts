@@ -7,9 +7,19 @@ export {
   classifyResponse,
 } from './classify.js';
 export {
+  type AttemptFailure,
+  CORRECTION_PLACEHOLDERS,
+  type Correction,
+  defaultCorrection,
+  MAX_EXCERPT_LENGTH,
+  MAX_EXPECTED_LENGTH,
+  renderCorrection,
+} from './correction.js';
+export {
   canonicalJson,
   createEnvelope,
   type Envelope,
+  type EnvelopeAttempt,
   type EnvelopeError,
   type EnvelopeInput,
   type EnvelopeResult,
@@ -22,10 +32,11 @@ export {
   type ContractErrorDetails,
   type ContractFailure,
   ContractValidationError,
+  type ContractViolation,
   FailureDetail,
   type IncompleteAnswer,
 } from './errors.js';
-export type { Llm, LlmOutput, LlmRequest, LlmResult, ResponseType } from './llm.js';
+export type { Llm, LlmMessage, LlmOutput, LlmRequest, LlmResult, ResponseType } from './llm.js';
 export {
   checkPromptConfig,
   checkVariables,

@@ -26,7 +26,28 @@ export interface LlmRequest {
    * omitted when the vendor has none.
    */
   readonly schema?: JsonSchema;
+  /**
+   * Aborts the call. The runner always passes its own signal, linked to the caller's
+   * `CallOptions.signal`: it fires when the caller aborts, and when the runner gives up on the
+   * answer (`failFast`: the first violation of the contract). A client should close its
+   * connection on it, so the model stops generating.
+   */
   readonly signal?: AbortSignal;
+  /** Which attempt this call is, 1-based: 2 and more are retries after a failed contract (`retries`). */
+  readonly attempt?: number;
+  /**
+   * The conversation so far, for clients that send a message list: the system prompt (when
+   * there is one) and the rendered prompt, then, on a retry, each earlier answer as an
+   * `assistant` turn followed by its correction as a `user` turn. `system` and `prompt` stay
+   * the first call's, so a client that reads only them sends the first call again.
+   */
+  readonly messages?: readonly LlmMessage[];
+}
+
+/** One turn of the conversation (`LlmRequest.messages`). */
+export interface LlmMessage {
+  readonly role: 'system' | 'user' | 'assistant';
+  readonly content: string;
 }
 
 export type LlmOutput = string | AsyncIterable<string | Uint8Array> | ReadableStream<string | Uint8Array>;

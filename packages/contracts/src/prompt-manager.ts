@@ -39,6 +39,13 @@
  *   (`unknown`, `any`), an id the configuration's type does not name, or a `response-type` not
  *   pinned to one literal give `unknown` (`unknown[]` from a `jsonl` prompt's `invoke`), as
  *   before. The runner exposes no partial snapshots, so nothing here is `DeepPartial`.
+ * - failFast and retries (json and jsonl prompts; manager options, overridable per call):
+ *   `failFast` ends the call at the first violation of the contract, aborting the model's request
+ *   through `LlmRequest.signal` (the runner's own signal, linked to the caller's); `retries: n`
+ *   calls the model again, up to n times, when an answer fails its contract, with the
+ *   conversation so far (`LlmRequest.messages`) and a correction (`correction`, see
+ *   correction.ts) naming the path, the rule, the offending excerpt and the expected shape. A cut
+ *   off answer is not retried. The envelope lists every attempt (`attempts`).
  * Configuration problems (unknown prompt, missing or broken schema, bad variables) throw
  * `ContractConfigurationError` before the model is called. What the model function itself
  * throws, and what `onDiagnostic` throws, reaches the caller unchanged (they are not answers).
@@ -46,12 +53,17 @@
 
 import {
   ConfigurationError,
+  ConfigurationErrorCode,
   createElementScanner,
   createJsonlDecoder,
+  createPartialBuilder,
   type Diagnostic,
+  excerptAround,
+  extractJson,
   isStandardSchema,
   type JsonSchema,
   jsonSchemaOf,
+  linePrefixCheck,
   quoteInput,
   type SchemaInput,
   type SchemaValue,
@@ -59,9 +71,38 @@ import {
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
 import { type CatalogReport, checkCatalog } from './catalog.js';
-import { createEnvelope, type Envelope, type EnvelopeError, type EnvelopeSchema } from './envelope.js';
-import { ContractConfigurationError, ContractErrorCode, ContractValidationError } from './errors.js';
-import { type Llm, type LlmRequest, normalizeLlmResult, type ResponseType } from './llm.js';
+import {
+  type AttemptFailure,
+  type Correction,
+  checkCorrection,
+  excerptOf,
+  excerptOfText,
+  expectedAt,
+  renderCorrection,
+  valueAt,
+} from './correction.js';
+import {
+  createEnvelope,
+  type Envelope,
+  type EnvelopeAttempt,
+  type EnvelopeError,
+  type EnvelopeInput,
+  type EnvelopeSchema,
+} from './envelope.js';
+import {
+  ContractConfigurationError,
+  ContractErrorCode,
+  ContractValidationError,
+  type ContractViolation,
+} from './errors.js';
+import {
+  type Llm,
+  type LlmMessage,
+  type LlmRequest,
+  type LlmResult,
+  normalizeLlmResult,
+  type ResponseType,
+} from './llm.js';
 import {
   checkPromptConfig,
   checkVariables,
@@ -78,12 +119,50 @@ export interface PromptManagerOptions {
   readonly registry?: SchemaRegistry;
   /** JSON prompts: `'fence-and-prose'` (default) finds the document around prose; `'none'` requires it whole. */
   readonly tolerate?: 'fence-and-prose' | 'none';
-  /** Every diagnostic of an answer (JSONL lines dropped or recovered, elements that failed). */
-  readonly onDiagnostic?: (diagnostic: Diagnostic, promptId: string) => void;
+  /**
+   * Every diagnostic of an answer (JSONL lines dropped or recovered, elements that failed, the
+   * violation that ended a `failFast` call), with the attempt it belongs to (1-based).
+   */
+  readonly onDiagnostic?: (diagnostic: Diagnostic, promptId: string, context: { readonly attempt: number }) => void;
+  /**
+   * json and jsonl prompts: end the call at the first violation of the answer's contract — a
+   * JSONL line that fails its schema, or, while a JSON document streams, a value no completion
+   * can make valid or a closed part that fails its sub-schema (the document that opens the
+   * answer, after whitespace and a fence line, is the one checked). The runner aborts the model
+   * call (`LlmRequest.signal`), stops reading, and the outcome is `failed`, detail
+   * `SCHEMA_VIOLATION`, naming the path and the rule. Default `false`: JSONL skips bad lines and
+   * goes on; JSON is decided on the whole answer. Overridable per call.
+   */
+  readonly failFast?: boolean;
+  /**
+   * json and jsonl prompts: how many times to call the model again when an answer fails its
+   * contract (`NOT_JSON`, `SCHEMA_MISMATCH`, `SCHEMA_VIOLATION`; not a cut-off answer), with the
+   * conversation so far and a correction (`correction`). Default 0. Overridable per call.
+   */
+  readonly retries?: number;
+  /**
+   * The correction sent after a failed answer: a function of the `AttemptFailure`, or a
+   * template whose `{{attempt}}`, `{{detail}}`, `{{path}}`, `{{rule}}`, `{{message}}`,
+   * `{{excerpt}}`, `{{expected}}`, `{{line}}`, `{{format}}` are filled in. Default
+   * `defaultCorrection`. Overridable per call.
+   */
+  readonly correction?: Correction;
+  /**
+   * Called before each retry, with why the attempt failed. `stream` calls it in the iteration's
+   * order — after the failed attempt's values, before the next attempt's — so a UI can drop what
+   * it showed of the failed answer (when nobody iterates, as soon as the attempt fails).
+   */
+  readonly onRetry?: (failure: AttemptFailure, promptId: string) => void;
 }
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
+  /** This call's `failFast` (default: the manager's). */
+  readonly failFast?: boolean;
+  /** This call's `retries` (default: the manager's). */
+  readonly retries?: number;
+  /** This call's `correction` (default: the manager's). */
+  readonly correction?: Correction;
 }
 
 /** `T`: the values yielded; `J`: the envelope's `result.json` (both `unknown` by default). */
@@ -240,7 +319,12 @@ export interface PromptManager<P extends UntypedPrompts = UntypedPrompts> {
 
 interface Prepared {
   readonly id: string;
+  /** The first attempt's request, without signal, attempt and messages. */
   readonly request: LlmRequest;
+  readonly signal: AbortSignal | undefined;
+  readonly failFast: boolean;
+  readonly retries: number;
+  readonly correction: Correction | undefined;
   readonly responseType: ResponseType;
   readonly schema: SchemaInput | undefined;
   readonly schemaRef: string | undefined;
@@ -272,6 +356,8 @@ class Manager implements PromptManager {
   private readonly options: PromptManagerOptions;
 
   constructor(config: unknown, options: PromptManagerOptions) {
+    checkRetries(options.retries, 'createPromptManager');
+    checkCorrection(options.correction, 'createPromptManager');
     this.config = checkPromptConfig(config);
     this.registry = options.registry ?? createSchemaRegistry();
     this.options = options;
@@ -309,6 +395,8 @@ class Manager implements PromptManager {
 
   /** Everything that can go wrong before the call: resolved here, before `llm` runs. */
   private prepare(id: string, vars: Variables, options: CallOptions): Prepared {
+    checkRetries(options.retries, 'the call options');
+    checkCorrection(options.correction, 'the call options');
     const entry = this.entry(id);
     const responseType = entry['response-type'] ?? 'text';
     let schema: SchemaInput | undefined;
@@ -358,11 +446,14 @@ class Manager implements PromptManager {
       ...rendered,
       responseType,
       ...(requestSchema === undefined ? {} : { schema: requestSchema }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
     return {
       id,
       request,
+      signal: options.signal,
+      failFast: options.failFast ?? this.options.failFast ?? false,
+      retries: options.retries ?? this.options.retries ?? 0,
+      correction: options.correction ?? this.options.correction,
       responseType,
       schema,
       schemaRef: entry.schema_ref,
@@ -371,72 +462,203 @@ class Manager implements PromptManager {
     };
   }
 
-  /** Calls the model, yields values as they complete, returns the envelope. */
+  /**
+   * Calls the model, yields values as they complete, returns the envelope; calls it again with a
+   * correction while an answer fails its contract and retries remain.
+   */
   private async *execute(prepared: Prepared, llm: Llm): AsyncGenerator<unknown, Envelope> {
-    const { id, responseType, schema, discriminator } = prepared;
+    const { request } = prepared;
+    const structured = prepared.responseType !== 'text';
+    const retries = structured ? prepared.retries : 0;
+    const recordAttempts = structured && (retries > 0 || prepared.failFast);
+    const messages: LlmMessage[] = [
+      ...(request.system === undefined ? [] : [{ role: 'system' as const, content: request.system }]),
+      { role: 'user', content: request.prompt },
+    ];
+    const attempts: EnvelopeAttempt[] = [];
+    for (let attempt = 1; ; attempt++) {
+      const done: Attempt = yield* this.attempt(prepared, llm, attempt, messages);
+      const { envelope } = done;
+      const failure = failureOf(prepared, attempt, envelope, done);
+      const last = failure === undefined || attempt > retries;
+      const correction = last ? undefined : renderCorrection(prepared.correction, failure);
+      attempts.push(attemptRecord(attempt, envelope, done, correction));
+      if (last) return recordAttempts ? createEnvelope({ ...done.input, attempts }) : envelope;
+      // In band, so that a stream's consumer is told between the attempts' values.
+      yield new RetryMark(failure, prepared.id);
+      messages.push({ role: 'assistant', content: done.text }, { role: 'user', content: correction as string });
+    }
+  }
+
+  /** One call of the model. */
+  private async *attempt(
+    prepared: Prepared,
+    llm: Llm,
+    attempt: number,
+    messages: readonly LlmMessage[],
+  ): AsyncGenerator<unknown, Attempt> {
+    const { id, responseType, schema, discriminator, failFast } = prepared;
     const ready: unknown[] = [];
     const values: unknown[] = [];
     const diagnostics: Diagnostic[] = [];
     const onDiagnostic = this.options.onDiagnostic;
+    const context = { attempt };
     // The caller's own exception, told apart from one the engine raised on the answer.
     let callbackFailure: { error: unknown } | undefined;
     const report = (d: Diagnostic) => {
       diagnostics.push(d);
       try {
-        onDiagnostic?.(d, id);
+        onDiagnostic?.(d, id, context);
       } catch (error) {
         callbackFailure = { error };
         throw error;
       }
     };
+    // failFast: the first diagnostic that proves the answer breaks its contract.
+    let violation: Diagnostic | undefined;
+    const violates = (d: Diagnostic): boolean =>
+      failFast && violation === undefined && (d.reason === 'schema' || d.reason === 'violation');
     const schemaOptions = {
       compileJsonSchema: compileSchema,
       ...(schema === undefined ? {} : { schema }),
       ...(discriminator === undefined ? {} : { discriminator }),
     };
+    // failFast: a JSONL line is checked while it streams too, so the call ends before it completes.
+    const jsonlOptions = { ...schemaOptions, prefixCheck: failFast, prefixCheckWith: linePrefixCheck };
     let engine =
       responseType === 'jsonl'
-        ? createJsonlDecoder(schemaOptions, {
+        ? createJsonlDecoder(jsonlOptions, {
             value(value) {
+              if (violation !== undefined) return;
               values.push(value);
               ready.push(value);
             },
-            diagnostic: report,
+            diagnostic(d) {
+              if (violation !== undefined) return;
+              if (violates(d)) violation = d;
+              report(d);
+            },
           })
         : responseType === 'json' && streamsArrayElements(schema)
-          ? createElementScanner(schemaOptions, { value: (element) => ready.push(element.value), diagnostic() {} })
+          ? createElementScanner(schemaOptions, {
+              value: (element) => {
+                if (violation === undefined) ready.push(element.value);
+              },
+              diagnostic() {},
+            })
           : undefined;
+    // failFast on a JSON document: a partial builder finds violations while it streams.
+    let text = '';
+    const toBuilder = documentStart();
+    let builder =
+      failFast && responseType === 'json'
+        ? createPartialBuilder(
+            { ...schemaOptions, snapshots: false },
+            {
+              update() {},
+              diagnostic(d) {
+                if (!violates(d)) return;
+                // The builder's offsets count from the document's start: made the answer's. A short
+                // excerpt gets the answer's text around the place (as far as it has arrived).
+                const offset = d.offset + toBuilder.skipped;
+                violation = {
+                  ...d,
+                  offset,
+                  ...(d.excerpt.length >= MIN_EXCERPT ? {} : { excerpt: excerptAround(text, offset) }),
+                };
+                report(violation);
+              },
+            },
+          )
+        : undefined;
 
     const streamsElements = engine !== undefined && responseType === 'json';
     // An engine that throws on the answer (a validator bug) must not make the call throw: it
     // stops streaming, and the outcome is decided below.
     let engineFailure: string | undefined;
-    const feed = (step: () => void): void => {
+    const guarded = (step: () => void): unknown => {
       try {
         step();
+        return undefined;
       } catch (error) {
         if (callbackFailure !== undefined && callbackFailure.error === error) throw error;
         if (error instanceof ConfigurationError) throw error; // the schema's (async validation), not the answer's
-        engine = undefined;
-        engineFailure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        return error;
       }
     };
+    const feed = (step: () => void): void => {
+      const error = guarded(step);
+      if (error === undefined) return;
+      engine = undefined;
+      engineFailure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    };
+    // The builder only watches: when it fails, the answer is decided as without failFast.
+    const watch = (chunk: string | undefined): void => {
+      const watching = builder;
+      if (watching === undefined) return;
+      const text = chunk === undefined ? undefined : toBuilder.read(chunk);
+      if (chunk !== undefined && text === '') return;
+      if (guarded(() => (text === undefined ? watching.end() : watching.write(text))) !== undefined)
+        builder = undefined;
+    };
 
-    const { chunks, result } = normalizeLlmResult(await llm(prepared.request));
-    let text = '';
-    for await (const chunk of chunks) {
-      text += chunk;
-      if (engine === undefined) {
-        if (responseType === 'text') yield chunk;
-        continue;
+    // The runner's own signal: the caller's aborts it, and so does a failFast violation.
+    const controller = new AbortController();
+    const callerSignal = prepared.signal;
+    const forward = () => controller.abort(callerSignal?.reason);
+    if (callerSignal?.aborted) forward();
+    else callerSignal?.addEventListener('abort', forward, { once: true });
+    let stopped = false;
+    let result: LlmResult;
+    try {
+      const request: LlmRequest = { ...prepared.request, signal: controller.signal, attempt, messages: [...messages] };
+      const normalized = normalizeLlmResult(await llm(request));
+      result = normalized.result;
+      const iterator = normalized.chunks[Symbol.asyncIterator]();
+      let open = true;
+      try {
+        for (;;) {
+          let step: IteratorResult<string>;
+          try {
+            step = await iterator.next();
+          } catch (error) {
+            open = false;
+            throw error;
+          }
+          if (step.done === true) {
+            open = false;
+            break;
+          }
+          const chunk = step.value;
+          text += chunk;
+          watch(chunk);
+          if (engine !== undefined) {
+            const writing = engine;
+            feed(() => writing.write(chunk));
+          } else if (responseType === 'text') {
+            yield chunk;
+          }
+          while (ready.length > 0) yield ready.shift();
+          if (violation !== undefined) {
+            // Stop the model: the client closes its connection, and nothing more is read.
+            stopped = true;
+            controller.abort(new Error(`failFast: ${violation.message}`));
+            break;
+          }
+        }
+      } finally {
+        // Stopped early (failFast, or the consumer left): close the answer's stream.
+        if (open) await iterator.return?.()?.catch(() => undefined);
       }
-      const writing = engine;
-      feed(() => writing.write(chunk));
+    } finally {
+      callerSignal?.removeEventListener('abort', forward);
+    }
+    if (!stopped) {
+      const ending = engine;
+      if (ending !== undefined) feed(() => ending.end());
+      watch(undefined);
       while (ready.length > 0) yield ready.shift();
     }
-    const ending = engine;
-    if (ending !== undefined) feed(() => ending.end());
-    while (ready.length > 0) yield ready.shift();
 
     const finishReason = result.finishReason;
     const base = {
@@ -449,16 +671,42 @@ class Manager implements PromptManager {
       usage: result.usage,
       finishReason,
     };
+    const done = (input: Parameters<typeof createEnvelope>[0], invalid?: { value: unknown }): Attempt => ({
+      input,
+      envelope: createEnvelope(input),
+      text,
+      ...(invalid === undefined ? {} : { invalid }),
+    });
+    if (violation !== undefined) {
+      const found = violationOf(violation, responseType === 'jsonl' ? lineValue(text, violation) : builder?.value);
+      return done(
+        {
+          ...base,
+          status: 'failed',
+          diagnostics,
+          error: {
+            reason: found.reason,
+            detail: found.detail,
+            message: found.message,
+            ...(found.errors.length === 0 ? {} : { errors: found.errors }),
+            path: found.path,
+            rule: found.rule,
+            diagnostic: found.diagnostic,
+          },
+        },
+        found.invalid,
+      );
+    }
     if (responseType === 'text') {
       const incomplete = isTruncated(finishReason);
-      return createEnvelope({
+      return done({
         ...base,
         status: incomplete ? 'incomplete' : 'succeeded',
         ...(incomplete ? { error: incompleteError(finishReason as string) } : {}),
       });
     }
     if (responseType === 'jsonl' && engineFailure !== undefined) {
-      return createEnvelope({
+      return done({
         ...base,
         status: 'failed',
         diagnostics,
@@ -480,7 +728,7 @@ class Manager implements PromptManager {
           message: `the provider cut the answer off at the token limit (finish reason "${finishReason}"); the ${values.length} complete valid lines before the cut were kept`,
         });
       }
-      return createEnvelope({
+      return done({
         ...base,
         status: incomplete ? 'incomplete' : 'succeeded',
         json: values,
@@ -498,8 +746,9 @@ class Manager implements PromptManager {
       for (const d of outcome.diagnostics ?? []) report(d);
       // Without an element engine the document is the one value yielded (with one that failed,
       // the elements yielded before the failure stay a prefix; the envelope has the document).
+      const envelope = done({ ...base, status: 'succeeded', json: outcome.json, diagnostics });
       if (!streamsElements) yield outcome.json;
-      return createEnvelope({ ...base, status: 'succeeded', json: outcome.json, diagnostics });
+      return envelope.envelope.status === 'succeeded' ? envelope : { ...envelope, invalid: { value: outcome.json } };
     }
     const error: EnvelopeError =
       outcome.status === 'incomplete'
@@ -510,45 +759,64 @@ class Manager implements PromptManager {
             message: outcome.message,
             ...(outcome.errors.length === 0 ? {} : { errors: outcome.errors }),
           };
-    return createEnvelope({ ...base, status: outcome.status, error });
+    const invalid =
+      outcome.status === 'failed' && outcome.detail === 'SCHEMA_MISMATCH'
+        ? failedDocument(text, this.options.tolerate)
+        : undefined;
+    return done({ ...base, status: outcome.status, error }, invalid);
   }
 
   async run(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): Promise<Envelope> {
-    const generator = this.execute(this.prepare(id, vars, options), llm);
+    return this.drain(this.execute(this.prepare(id, vars, options), llm));
+  }
+
+  /** Runs an answer to its end without its values; tells `onRetry` of each retry. */
+  private async drain(generator: AsyncGenerator<unknown, Envelope>): Promise<Envelope> {
     for (;;) {
       const step = await generator.next();
       if (step.done === true) return step.value;
+      if (step.value instanceof RetryMark) this.options.onRetry?.(step.value.failure, step.value.promptId);
     }
   }
 
   async invoke(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): Promise<unknown> {
     const prepared = this.prepare(id, vars, options);
-    const generator = this.execute(prepared, llm);
-    let step = await generator.next();
-    while (step.done !== true) step = await generator.next();
-    const envelope = step.value;
+    const envelope = await this.drain(this.execute(prepared, llm));
     if (prepared.responseType === 'text') return envelope.result.text;
-    if (prepared.responseType === 'jsonl') return envelope.result.json ?? [];
-    if (envelope.status === 'succeeded') return envelope.result.json;
     const error = envelope.error as EnvelopeError;
+    // JSONL keeps its lines unless failFast ended the call.
+    const violated = envelope.status === 'failed' && error.detail === 'SCHEMA_VIOLATION';
+    if (prepared.responseType === 'jsonl' && !violated) return envelope.result.json ?? [];
+    if (envelope.status === 'succeeded') return envelope.result.json;
     throw new ContractValidationError(
       error.reason === 'INCOMPLETE'
         ? incompleteOutcome(envelope.result.finish_reason as string)
-        : {
-            status: 'failed',
-            reason: 'CONTRACT_VALIDATION_FAILED',
-            detail: error.detail as 'NOT_JSON' | 'SCHEMA_MISMATCH',
-            message: error.message,
-            errors: error.errors ?? [],
-          },
-      envelope.result.text,
+        : violated
+          ? {
+              status: 'failed',
+              reason: 'CONTRACT_VALIDATION_FAILED',
+              detail: 'SCHEMA_VIOLATION',
+              message: error.message,
+              path: error.path ?? '',
+              rule: error.rule ?? 'schema',
+              errors: error.errors ?? [],
+              diagnostic: error.diagnostic as Diagnostic,
+            }
+          : {
+              status: 'failed',
+              reason: 'CONTRACT_VALIDATION_FAILED',
+              detail: error.detail as 'NOT_JSON' | 'SCHEMA_MISMATCH',
+              message: error.message,
+              errors: error.errors ?? [],
+            },
+      envelope.attempts?.at(-1)?.text ?? envelope.result.text,
       id,
     );
   }
 
   stream(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): PromptStream {
     const generator = this.execute(this.prepare(id, vars, options), llm);
-    return new AnswerStream(generator);
+    return new AnswerStream(generator, this.options.onRetry);
   }
 }
 
@@ -569,7 +837,12 @@ class AnswerStream implements PromptStream {
   private closed = false;
   private failure: { error: unknown } | undefined;
 
-  constructor(private readonly generator: AsyncGenerator<unknown, Envelope>) {
+  private iterating = false;
+
+  constructor(
+    private readonly generator: AsyncGenerator<unknown, Envelope>,
+    private readonly onRetry: PromptManagerOptions['onRetry'],
+  ) {
     this.result = new Promise<Envelope>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
@@ -596,6 +869,10 @@ class AnswerStream implements PromptStream {
           this.settle.resolve(step.value);
           return;
         }
+        if (step.value instanceof RetryMark && !this.iterating) {
+          this.onRetry?.(step.value.failure, step.value.promptId);
+          continue;
+        }
         this.buffer.push(step.value);
         this.wake?.();
       }
@@ -609,14 +886,21 @@ class AnswerStream implements PromptStream {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    this.iterating = true;
     this.start();
     return {
       next: async () => {
-        while (this.buffer.length === 0 && !this.finished) {
-          await new Promise<void>((wake) => {
-            this.wake = wake;
-          });
-          this.wake = undefined;
+        for (;;) {
+          while (this.buffer.length === 0 && !this.finished) {
+            await new Promise<void>((wake) => {
+              this.wake = wake;
+            });
+            this.wake = undefined;
+          }
+          const value = this.buffer[0];
+          if (!(value instanceof RetryMark)) break;
+          this.buffer.shift();
+          this.onRetry?.(value.failure, value.promptId);
         }
         if (this.buffer.length > 0) return { value: this.buffer.shift(), done: false };
         if (this.failure !== undefined) throw this.failure.error;
@@ -634,6 +918,219 @@ class AnswerStream implements PromptStream {
     this.start();
     return this.result;
   }
+}
+
+/** Yielded by `execute` between two attempts (never handed to a consumer). */
+class RetryMark {
+  constructor(
+    readonly failure: AttemptFailure,
+    readonly promptId: string,
+  ) {}
+}
+
+/** One call of the model, as `execute` needs it. */
+interface Attempt {
+  /** What its envelope was made from (to add `attempts` to). */
+  readonly input: EnvelopeInput;
+  readonly envelope: Envelope;
+  /** The answer as it came (as far as it was read). */
+  readonly text: string;
+  /** What failed, when something was read. */
+  readonly invalid?: { readonly value: unknown };
+}
+
+function checkRetries(retries: unknown, where: string): void {
+  if (retries === undefined) return;
+  if (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `${where}: retries must be a whole number of retries, 0 or more, got ${quoteInput(String(retries))}`,
+    );
+  }
+}
+
+/** Longest fence line skipped before a document, in characters: past it, the answer is not watched. */
+const MAX_FENCE_LINE = 200;
+
+/**
+ * What of each chunk the failFast builder reads: the answer from the start of its document on,
+ * after whitespace and one opening fence line. An answer that opens with anything else (prose)
+ * is not watched: it is decided whole, as without failFast.
+ */
+function documentStart(): { read(chunk: string): string; readonly skipped: number } {
+  let state: 'start' | 'fence' | 'document' | 'off' = 'start';
+  let pending = '';
+  // Characters of the answer before the document: the builder's offsets start after them.
+  let skipped = 0;
+  const drop = (next: string) => {
+    skipped += pending.length - next.length;
+    pending = next;
+  };
+  return {
+    get skipped() {
+      return skipped;
+    },
+    read(chunk) {
+      if (state === 'document') return chunk;
+      if (state === 'off') return '';
+      pending += chunk;
+      for (;;) {
+        if (state === 'fence') {
+          const newline = pending.indexOf('\n');
+          if (newline < 0) {
+            if (pending.length > MAX_FENCE_LINE) state = 'off';
+            return '';
+          }
+          drop(pending.slice(newline + 1));
+          state = 'start';
+        }
+        drop(pending.trimStart());
+        if (pending === '') return '';
+        const first = pending[0] as string;
+        if ('{["-0123456789'.includes(first)) {
+          state = 'document';
+          const text = pending;
+          pending = '';
+          return text;
+        }
+        if (pending.startsWith('```')) {
+          state = 'fence';
+          continue;
+        }
+        if ('```'.startsWith(pending)) return '';
+        state = 'off';
+        pending = '';
+        return '';
+      }
+    },
+  };
+}
+
+/** Shortest excerpt of a builder's diagnostic kept as it is, in characters. */
+const MIN_EXCERPT = 20;
+
+/** The failFast outcome of a diagnostic, and the value that failed. */
+function violationOf(d: Diagnostic, value: unknown): ContractViolation & { invalid?: { value: unknown } } {
+  const errors = d.errors ?? [];
+  const first = errors[0];
+  const path = d.path ?? first?.path ?? '';
+  const rule = d.rule ?? first?.keyword ?? d.reason;
+  const why = d.reason === 'schema' && first !== undefined ? first.message : d.message;
+  const line = d.line === undefined ? '' : `line ${d.line}: `;
+  let snapshot: unknown;
+  try {
+    snapshot = value === undefined ? undefined : structuredClone(value);
+  } catch {
+    snapshot = undefined;
+  }
+  return {
+    status: 'failed',
+    reason: 'CONTRACT_VALIDATION_FAILED',
+    detail: 'SCHEMA_VIOLATION',
+    message: `${line}at ${path === '' ? '/' : path} (${rule}): ${why}`,
+    path,
+    rule,
+    errors,
+    diagnostic: d,
+    ...(snapshot === undefined ? {} : { invalid: { value: snapshot } }),
+  };
+}
+
+/** The object on a JSONL diagnostic's line(s), when it parses. */
+function lineValue(text: string, d: Diagnostic): unknown {
+  if (d.line === undefined) return undefined;
+  const lines = text.split('\n').slice(d.line - 1, d.endLine ?? d.line);
+  try {
+    return JSON.parse(lines.join('\n'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The document a SCHEMA_MISMATCH answer was judged by (the preferred candidate), when there is one. */
+function failedDocument(text: string, tolerate: PromptManagerOptions['tolerate']): { value: unknown } | undefined {
+  try {
+    if (tolerate === 'none') return { value: JSON.parse(text) };
+    const found = extractJson(text);
+    return found === undefined ? undefined : { value: found.value };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why an attempt failed its contract (a cut-off or successful answer: undefined). */
+function failureOf(prepared: Prepared, attempt: number, envelope: Envelope, done: Attempt): AttemptFailure | undefined {
+  const error = envelope.error;
+  const responseType = prepared.responseType;
+  if (envelope.status !== 'failed' || error === undefined || responseType === 'text') return undefined;
+  if (error.reason !== 'CONTRACT_VALIDATION_FAILED') return undefined;
+  const detail = error.detail ?? 'SCHEMA_MISMATCH';
+  const errors = error.errors ?? [];
+  const first = errors[0];
+  const path = error.path ?? first?.path ?? '';
+  const rule = error.rule ?? first?.keyword ?? (detail === 'NOT_JSON' ? 'json' : 'schema');
+  const diagnostic = error.diagnostic;
+  const message =
+    detail === 'SCHEMA_VIOLATION' && diagnostic !== undefined
+      ? diagnostic.reason === 'schema' && first !== undefined
+        ? first.message
+        : diagnostic.message
+      : detail === 'SCHEMA_MISMATCH' && first !== undefined
+        ? first.message
+        : error.message;
+  // The offending value itself; for a violation, only a primitive (a container may be cut where
+  // the answer stopped, and then the text around the place says more).
+  const offending = done.invalid === undefined ? undefined : valueAt(done.invalid.value, path);
+  const whole =
+    offending !== undefined &&
+    (detail !== 'SCHEMA_VIOLATION' ||
+      diagnostic?.reason === 'schema' ||
+      typeof offending !== 'object' ||
+      offending === null);
+  const excerpt = whole
+    ? excerptOf(offending)
+    : diagnostic !== undefined && diagnostic.excerpt !== ''
+      ? excerptOfText(diagnostic.excerpt)
+      : detail === 'NOT_JSON'
+        ? excerptOfText(done.text)
+        : '';
+  const expected = detail === 'NOT_JSON' ? undefined : expectedAt(prepared.schema, path, errors, diagnostic?.branch);
+  return {
+    attempt,
+    promptId: prepared.id,
+    responseType,
+    detail,
+    message,
+    path,
+    rule,
+    ...(diagnostic?.line === undefined ? {} : { line: diagnostic.line }),
+    excerpt,
+    ...(expected === undefined ? {} : { expected }),
+    errors,
+    ...(diagnostic === undefined ? {} : { diagnostic }),
+  };
+}
+
+/** The envelope's record of one attempt. */
+function attemptRecord(
+  attempt: number,
+  envelope: Envelope,
+  done: Attempt,
+  correction: string | undefined,
+): EnvelopeAttempt {
+  const { result } = envelope;
+  return {
+    attempt,
+    status: envelope.status,
+    text: done.text,
+    ...(envelope.error === undefined ? {} : { error: envelope.error }),
+    ...(envelope.diagnostics === undefined ? {} : { diagnostics: envelope.diagnostics }),
+    ...(envelope.status === 'succeeded' || done.invalid === undefined ? {} : { value: done.invalid.value }),
+    ...(correction === undefined ? {} : { correction }),
+    ...(result.model === undefined ? {} : { model: result.model }),
+    ...(result.usage === undefined ? {} : { usage: result.usage }),
+    ...(result.finish_reason === undefined ? {} : { finish_reason: result.finish_reason }),
+  };
 }
 
 function incompleteError(finishReason: string): EnvelopeError {

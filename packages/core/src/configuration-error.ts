@@ -20,6 +20,10 @@ export const ConfigurationErrorCode = {
    * synchronous engines cannot use it. Raised by the first validation that goes async.
    */
   schemaAsync: 'SCHEMA_ASYNC',
+  /** `coerce` reached an engine with no coercion implementation (`coerceWith`). */
+  noCoercer: 'NO_COERCER',
+  /** `prefixCheck: true` reached the JSONL decoder with no prefix check implementation (`prefixCheckWith`). */
+  noPrefixChecker: 'NO_PREFIX_CHECKER',
 } as const;
 export type ConfigurationErrorCode = (typeof ConfigurationErrorCode)[keyof typeof ConfigurationErrorCode];
 

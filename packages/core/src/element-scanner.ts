@@ -9,6 +9,10 @@
  * element, followed by one `truncated` diagnostic. Text before the document's first `{` or
  * `[` (prose, a fence line) is skipped; text after the document is ignored.
  *
+ * Coercion (`coerce`, opt-in, coerce.ts): an element the schema rejects may be delivered as a
+ * coerced copy the schema accepts, after one `recovered` diagnostic per repair (`rule`, `path`
+ * inside the element, the element's offset, message prefixed `element <index>: `).
+ *
  * Invariants:
  * 1. Chunking does not matter (values, offsets and diagnostics depend on the text only).
  * 2. Truncation yields a prefix: a cut text yields a prefix of the whole text's elements.
@@ -20,9 +24,11 @@
  *    reason, offset and message a character-by-character scan gives (see `checkElement`).
  */
 
+import type { CoercionOptions } from './coercion-options.js';
 import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from './diagnostics.js';
 import {
   checkPositiveInteger,
+  coercionDiagnostic,
   countDiagnostic,
   type DiagnosticCounts,
   type Engine,
@@ -38,7 +44,7 @@ import { isStandardSchema, jsonSchemaOf, type SchemaInput, type SchemaValue } fr
  * `E` is the type of `elementSchema`, so that elements come out typed (`SchemaValue<E>`; see
  * standard-schema.ts). Elements checked against a document `schema` stay `unknown`.
  */
-export interface ElementOptions<E extends SchemaInput = SchemaInput> extends ValidatorOptions {
+export interface ElementOptions<E extends SchemaInput = SchemaInput> extends ValidatorOptions, CoercionOptions {
   /** Where the array is: `$` (the document itself, default) or `$.key.key…`. */
   readonly path?: string;
   /**
@@ -152,6 +158,8 @@ class Scanner implements ElementScanner, ScanEvents {
       ...(elementSchema === undefined ? {} : { schema: elementSchema }),
       ...(options.discriminator === undefined ? {} : { discriminator: options.discriminator }),
       ...(options.compileJsonSchema === undefined ? {} : { compileJsonSchema: options.compileJsonSchema }),
+      ...(options.coerce === undefined ? {} : { coerce: options.coerce }),
+      ...(options.coerceWith === undefined ? {} : { coerceWith: options.coerceWith }),
     });
     this.sink = sink;
     this.json.events = this;
@@ -272,10 +280,19 @@ class Scanner implements ElementScanner, ScanEvents {
         });
         return;
       }
+      let delivered = value;
+      if (result.fixes !== undefined) {
+        // Coerced (`coerce`): each repair is reported just before the element, which is the copy.
+        for (const fix of result.fixes) {
+          this.count(DiagnosticReason.recovered);
+          this.sink.diagnostic(coercionDiagnostic(fix, start, text, result.branch, `element ${index}: `));
+        }
+        delivered = result.value;
+      }
       this.emit(
         result.branch === undefined
-          ? { value, index, start, end }
-          : { value, index, start, end, branch: result.branch },
+          ? { value: delivered, index, start, end }
+          : { value: delivered, index, start, end, branch: result.branch },
       );
       return;
     }

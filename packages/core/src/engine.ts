@@ -4,8 +4,9 @@
  * decoder, the salvage scanner and later engines cannot drift apart.
  */
 
+import { type CoercionFix, type CoercionOptions, coercionRules } from './coercion-options.js';
 import type { Diagnostic } from './diagnostics.js';
-import { quoteInput } from './diagnostics.js';
+import { DiagnosticReason, excerptAround, quoteInput } from './diagnostics.js';
 import {
   type CompiledSchema,
   ConfigurationError,
@@ -13,7 +14,7 @@ import {
   type JsonSchema,
   type JsonSchemaCompiler,
 } from './schema-validator.js';
-import { compileStandardSchema, isStandardSchema, type SchemaInput } from './standard-schema.js';
+import { compileStandardSchema, isStandardSchema, jsonSchemaOf, type SchemaInput } from './standard-schema.js';
 
 /** A push-based engine: `write` delivers what each chunk completes, `end` what the end decides. */
 export interface Engine<Stats> {
@@ -101,15 +102,19 @@ export function compileJsonSchemaWith(
 }
 
 /**
- * The validator for an engine's `schema` and `discriminator` options, if a schema is given: a
- * Standard Schema (zod, valibot, arktype…) through standard-schema.ts, a JSON Schema through
- * `compileJsonSchema`.
+ * The validator for an engine's `schema`, `discriminator` and `coerce` options, if a schema is
+ * given: a Standard Schema (zod, valibot, arktype…) through standard-schema.ts, a JSON Schema
+ * through `compileJsonSchema`; with `coerce`, wrapped by `withCoercion` (coerce.ts), guided by
+ * the JSON Schema (a Standard Schema's export). Throws ConfigurationError for a `coerce` that is
+ * not `true`, `false` or a list of known coercions, for `coerce` without a schema, and for
+ * `coerce` with a Standard Schema that exports no JSON Schema.
  */
 export function validatorFor(
   options: {
     readonly schema?: SchemaInput;
     readonly discriminator?: string | false;
-  } & ValidatorOptions,
+  } & ValidatorOptions &
+    CoercionOptions,
 ): CompiledSchema | undefined {
   const compiler = options.compileJsonSchema;
   if (compiler !== undefined && typeof compiler !== 'function') {
@@ -119,9 +124,64 @@ export function validatorFor(
       `compileJsonSchema must be a function (schema, options) => validator, got ${quoteInput(typeof compiler)}`,
     );
   }
-  if (options.schema === undefined) return undefined;
+  const rules = coercionRules(options.coerce);
+  const coerceWith = options.coerceWith;
+  if (coerceWith !== undefined && typeof coerceWith !== 'function') {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `coerceWith must be a function (validator, schema, rules) => validator (withCoercion), got ${quoteInput(typeof coerceWith)}`,
+    );
+  }
+  const schema = options.schema;
+  if (schema === undefined) {
+    if (rules !== undefined) {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.optionInvalid,
+        'coerce needs a schema: coercion repairs only what a schema makes unambiguous',
+      );
+    }
+    return undefined;
+  }
   const compileOptions = options.discriminator === undefined ? {} : { discriminator: options.discriminator };
-  return isStandardSchema(options.schema)
-    ? compileStandardSchema(options.schema, compileOptions)
-    : compileJsonSchemaWith(options.compileJsonSchema, options.schema, compileOptions);
+  const compiled = isStandardSchema(schema)
+    ? compileStandardSchema(schema, compileOptions)
+    : compileJsonSchemaWith(options.compileJsonSchema, schema, compileOptions);
+  if (rules === undefined) return compiled;
+  if (coerceWith === undefined) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.noCoercer,
+      "coerce needs the coercion implementation, which core and the Web streams do not bundle unless asked: pass coerceWith: withCoercion (import { withCoercion } from '@llmjson/core' or '@llmjson/web'); the Node streams, contracts and the CLI pass it for you",
+    );
+  }
+  if (!isStandardSchema(schema)) return coerceWith(compiled, schema, rules);
+  const guide = jsonSchemaOf(schema);
+  if (guide === undefined) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `coerce needs the schema's JSON Schema to know what to repair, and the ${quoteInput(String(schema['~standard'].vendor))} schema exports none; remove coerce or use a schema with a JSON Schema export (zod 4, arktype 2, valibot through @valibot/to-json-schema)`,
+    );
+  }
+  return coerceWith(compiled, guide, rules);
+}
+
+/**
+ * The `recovered` diagnostic for one coercion fix of a value that starts at `offset` (the
+ * engine adds `line` and friends where it has them): `path` and `rule` say where and which.
+ */
+export function coercionDiagnostic(
+  fix: CoercionFix,
+  offset: number,
+  text: string,
+  branch: string | undefined,
+  prefix = '',
+): Diagnostic {
+  return {
+    reason: DiagnosticReason.recovered,
+    offset,
+    excerpt: excerptAround(text),
+    message: `${prefix}${fix.message}`,
+    path: fix.path,
+    rule: fix.rule,
+    ...(branch === undefined ? {} : { branch }),
+  };
 }

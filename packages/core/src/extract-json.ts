@@ -18,6 +18,10 @@
  * text around it is repaired first, so that a piece of a broken answer never wins over the
  * repaired answer.
  *
+ * Coercion (`coerce`, coerce.ts): a value the schema rejects as written may be delivered coerced,
+ * after one `recovered` diagnostic per repair (with `rule` and `path`); it then counts as valid
+ * for the order of preference, and a repaired value is coerced the same way.
+ *
  * Guarantees: neither function throws for any text (only for a broken configuration: an
  * invalid schema or option). A value nested deeper than `maxDepth` (default 512) is reported
  * `too-deep` and never returned, before any validation, whether found as written or repaired.
@@ -26,7 +30,7 @@
 import { jsonrepair } from 'jsonrepair';
 import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
-import { validatorFor } from './engine.js';
+import { coercionDiagnostic, validatorFor } from './engine.js';
 import {
   createSalvageScanner,
   isNestedInFailure,
@@ -34,6 +38,7 @@ import {
   type SalvageOptions,
   type SalvageSource,
 } from './salvage-scanner.js';
+import type { ValidationResult } from './schema-validator.js';
 import type { SchemaInput, SchemaValue } from './standard-schema.js';
 
 export interface ExtractOptions<S extends SchemaInput = SchemaInput> extends SalvageOptions<S> {
@@ -176,16 +181,15 @@ function repairNearJson(
       continue;
     }
     let branch: string | undefined;
+    let result: ValidationResult | undefined;
     if (validator !== undefined) {
-      let valid: boolean;
       try {
-        const result = validator.validate(value);
-        valid = result.valid;
-        branch = result.branch;
+        result = validator.validate(value);
       } catch {
-        valid = false;
+        result = undefined;
       }
-      if (!valid) continue;
+      if (result === undefined || !result.valid) continue;
+      branch = result.branch;
     }
     options.onDiagnostic?.({
       reason: DiagnosticReason.recovered,
@@ -193,6 +197,13 @@ function repairNearJson(
       excerpt: excerptAround(original.trim()),
       message: `near-JSON repaired (${candidate.source}): the text was not valid JSON as written`,
     });
+    // With `coerce`, the repaired value may also have been coerced: each repair is reported.
+    if (result?.valid === true && result.fixes !== undefined) {
+      for (const fix of result.fixes) {
+        options.onDiagnostic?.(coercionDiagnostic(fix, trimmedStart, original.trim(), branch));
+      }
+      value = result.value;
+    }
     return {
       value,
       source: candidate.source,

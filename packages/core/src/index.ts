@@ -1,3 +1,16 @@
+export {
+  COERCION_RULES,
+  type CoerceOption,
+  type Coercer,
+  type CoercionFix,
+  type CoercionOptions,
+  type CoercionResult,
+  CoercionRule,
+  coerceToSchema,
+  coercionRules,
+  MAX_COERCION_DEPTH,
+  withCoercion,
+} from './coerce.js';
 export { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 export {
   type Diagnostic,
@@ -31,6 +44,17 @@ export {
   type ValidatorOptions,
 } from './engine.js';
 export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './extract-json.js';
+export {
+  type Abortable,
+  CONTRACT_VALIDATION_FAILED,
+  ContractViolationError,
+  checkFailFastOptions,
+  createFailFast,
+  type FailFast,
+  type FailFastOptions,
+  isViolation,
+  violationOf,
+} from './fail-fast.js';
 export { isFenceLine } from './fence.js';
 export { JsonScanner, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './json-scanner.js';
 export {
@@ -46,6 +70,7 @@ export {
   type JsonlValueInfo,
   parseJsonl,
 } from './jsonl-decoder.js';
+export { type LinePrefixCheck, type LinePrefixFactory, linePrefixCheck } from './jsonl-prefix.js';
 export {
   applyChanges,
   type Change,
@@ -57,6 +82,12 @@ export {
   type PartialStats,
   type PathSegment,
 } from './partial-value.js';
+export {
+  PrefixChecker,
+  type PrefixCheckOptions,
+  type PrefixPathSegment,
+  type PrefixViolation,
+} from './prefix-check.js';
 export {
   createProviderDecoder,
   PROVIDER_DECODER_STATE,

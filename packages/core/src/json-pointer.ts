@@ -49,3 +49,10 @@ export function walkKeys(node: unknown, keys: readonly string[]): unknown {
   }
   return node;
 }
+
+/** A path of keys and indexes as a JSON Pointer (`['a', 0]` → `/a/0`; `[]` → ``). */
+export function pointerOf(path: readonly (string | number)[]): string {
+  let pointer = '';
+  for (const segment of path) pointer += `/${escapePointer(String(segment))}`;
+  return pointer;
+}

@@ -19,12 +19,25 @@
  * 4. Agreement with the platform: with `strict: true` a line yields a value exactly when
  *    `JSON.parse` accepts it and the schema accepts the result. The default mode differs only
  *    by the recoveries listed in docs/decisions/003-recovery-rules.md, each reported with
- *    reason `recovered`.
+ *    reason `recovered`. `coerce` (opt-in, independent of `strict`; coerce.ts) may deliver a
+ *    coerced copy of a value the schema rejects, after one `recovered` diagnostic per repair
+ *    (`rule`, `path`), only when the schema then accepts the copy.
  * 5. Bounded resources: buffered text never exceeds `maxLineLength` characters (plus one
  *    chunk); work is linear in the input however small the chunks (each character is
  *    scanned by `indexOf` once; only lines that fail `JSON.parse` are scanned again, once).
+ *    With `prefixCheck`, a line that starts a JSON container is also scanned as it arrives,
+ *    each character once (`LinePrefix`), up to `maxLineLength`, keeping per open container a
+ *    small frame and only the text of the key, number or string in flight; the part of a line
+ *    that arrives with its line break is scanned only when the line yields no value.
+ * 6. Prefix violations (`prefixCheck: true`, off by default): at most one `violation` per line,
+ *    reported the moment the line's text so far proves that no completion can match the schema,
+ *    at the offset where it became certain, before any other diagnostic of the line; chunking
+ *    does not matter (invariant 1: it relies on the checker never reporting a valid line, whose
+ *    end is not scanned when it arrives with its line break) and nothing else changes: the line
+ *    is still decided when it completes, and a valid line never gets one.
  */
 
+import { type CoercionOptions, coercionRules } from './coercion-options.js';
 import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround, INVALID_ENCODING_MESSAGE } from './diagnostics.js';
 import {
@@ -36,12 +49,26 @@ import {
   validatorFor,
 } from './engine.js';
 import { isFenceLine } from './fence.js';
+import { pointerOf } from './json-pointer.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
-import { type CompiledSchema, ConfigurationError, ConfigurationErrorCode } from './schema-validator.js';
-import type { SchemaInput, SchemaValue } from './standard-schema.js';
+import type { LinePrefixCheck, LinePrefixFactory } from './jsonl-prefix.js';
+import type { PrefixViolation } from './prefix-check.js';
+import {
+  type CompiledSchema,
+  ConfigurationError,
+  ConfigurationErrorCode,
+  type JsonSchema,
+} from './schema-validator.js';
+import {
+  isStandardSchema,
+  jsonSchemaOf,
+  type SchemaInput,
+  type SchemaValue,
+  type StandardSchemaV1,
+} from './standard-schema.js';
 
 /** `S` is the schema's type, so that values come out typed (`SchemaValue<S>`); see standard-schema.ts. */
-export interface JsonlOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions {
+export interface JsonlOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions, CoercionOptions {
   /**
    * Schema every value must match: a JSON Schema or a Standard Schema (zod 4, valibot 1,
    * arktype 2…). Default: none (every JSON value passes).
@@ -66,6 +93,32 @@ export interface JsonlOptions<S extends SchemaInput = SchemaInput> extends Valid
    * with a `null-value` diagnostic, for consumers that cannot carry `null`.
    */
   readonly nullValue?: 'value' | 'report';
+  /**
+   * Prefix validation of the line still streaming (default `false`; the Node JSONL stream
+   * turns it on with `failFast: true` unless it is set, and so does the Web one when given
+   * `prefixCheckWith`). With a schema, a line that
+   * starts with `{` (or `[` and more) is scanned as its chunks arrive, and a `violation`
+   * diagnostic (`line`, `offset`, `column`, `path`, `rule`) reports the moment its text proves
+   * that no completion can match the schema (prefix-check.ts): a wrong type, a key that
+   * `additionalProperties: false` forbids, an enum or discriminator string that matches no
+   * allowed value so far, a bound exceeded. At most one per line; the line is still decided
+   * when it completes, as without prefix checks (its `schema` diagnostic follows), and the
+   * violation is not one of the line's reports (`stats.reportedLines`; `stats.diagnostics`
+   * counts it). A Standard Schema is checked through its JSON Schema export: none, no prefix
+   * checks. With `coerce`, none either (a coercible value breaks the schema in its text, yet
+   * is delivered). Costs one more scan of what arrives of such a line before its line break
+   * (each character once, up to `maxLineLength`); the text that arrives with the line break is
+   * scanned only when the line yields no value (a valid line has no violation to find).
+   */
+  readonly prefixCheck?: boolean;
+  /**
+   * The prefix check `prefixCheck` needs: `linePrefixCheck` from `@llmjson/core` (or
+   * `@llmjson/web`). The Node streams and the prompt runner pass it; core and the Web streams
+   * take it explicitly, so that a page that never checks prefixes does not bundle it (decision
+   * 018). `prefixCheck: true` with a schema and without it is ConfigurationError
+   * `NO_PREFIX_CHECKER`.
+   */
+  readonly prefixCheckWith?: LinePrefixFactory;
 }
 
 export interface JsonlValueInfo {
@@ -147,6 +200,36 @@ export function checkJsonlOptions(options: JsonlOptions): void {
       `nullValue must be 'value' or 'report', got ${String(options.nullValue)}`,
     );
   }
+  if (options.prefixCheck !== undefined && typeof options.prefixCheck !== 'boolean') {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `prefixCheck must be true or false, got ${String(options.prefixCheck)}`,
+    );
+  }
+}
+
+/**
+ * The prefix checks of a decoder's options: the JSON Schema, whether it is a vendor's export,
+ * and the implementation (`prefixCheckWith`); undefined for none. Throws ConfigurationError
+ * (NO_PREFIX_CHECKER) for `prefixCheck: true` with a schema and no implementation.
+ */
+function prefixSchema(
+  options: JsonlOptions,
+): { schema: JsonSchema; exported: boolean; factory: LinePrefixFactory } | undefined {
+  if (options.prefixCheck !== true || options.schema === undefined || coercionRules(options.coerce) !== undefined) {
+    return undefined;
+  }
+  const factory = options.prefixCheckWith;
+  if (factory === undefined) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.noPrefixChecker,
+      "prefixCheck needs the prefix check, which core and the Web streams do not bundle unless asked: pass prefixCheckWith: linePrefixCheck (import { linePrefixCheck } from '@llmjson/core' or '@llmjson/web'); the Node streams and the prompt runner pass it for you",
+    );
+  }
+  const exported = isStandardSchema(options.schema);
+  const schema = exported ? jsonSchemaOf(options.schema as StandardSchemaV1) : (options.schema as JsonSchema);
+  if (schema === undefined) return undefined;
+  return { schema, exported, factory };
 }
 
 const MODE_IDLE = 0;
@@ -176,6 +259,17 @@ class Decoder implements JsonlDecoder {
   readonly #maxDepth: number;
   readonly #scanner = new JsonScanner();
   #depthScanner: JsonScanner | undefined;
+  /** Prefix validation of the line in flight (`prefixCheck`), when on and the schema has anything a prefix can break. */
+  readonly #prefix: LinePrefixCheck | undefined;
+  #prefixLine = 0; // number of the line the prefix check is fed
+  // The end of a line that arrived with its line break, not yet fed to the prefix check: fed
+  // before the line's first diagnostic, or after it when it yields nothing; a line that yields
+  // a value cannot have a violation (a prefix of valid text proves nothing), so it is not fed.
+  #prefixRest: string | undefined;
+  #prefixRestAt = 0; // its position in its line
+  #prefixRestStart = 0; // offset of its line
+  #prefixRestIndent = -1;
+  #prefixRestLine = 0;
 
   // Line breaks: undecided until the first one; `crPending` when undecided text ended in `\r`.
   #breaks = BREAKS_UNDECIDED;
@@ -218,6 +312,13 @@ class Decoder implements JsonlDecoder {
     this.#reportNull = options.nullValue === 'report';
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     if (this.#strict) this.#breaks = BREAKS_LF;
+    const prefix = prefixSchema(options);
+    this.#prefix =
+      prefix === undefined
+        ? undefined
+        : prefix.factory(prefix.schema, prefix.exported, this.#maxLineLength, this.#maxDepth, (found, lineStart) =>
+            this.#violation(found, lineStart),
+          );
   }
 
   /** Offset in the decoded text where the next `write` begins. */
@@ -232,6 +333,8 @@ class Decoder implements JsonlDecoder {
   }
 
   write(text: string): void {
+    // Left by a line whose framing threw (a consumer's exception): not this text's.
+    if (this.#prefixRest !== undefined) this.#prefixRest = undefined;
     if (this.#atStart && text.length > 0) {
       this.#atStart = false;
       // A byte-order mark is encoding metadata, not content (TextDecoder drops it the same way).
@@ -254,13 +357,21 @@ class Decoder implements JsonlDecoder {
         this.#lineOffset += this.#discardedLength + (nl - start) + 1;
         this.#discardedLength = 0;
       } else {
-        const line = this.#pending === '' ? text.slice(start, nl) : this.#pending + text.slice(start, nl);
+        const part = text.slice(start, nl);
+        const line = this.#pending === '' ? part : this.#pending + part;
+        if (this.#prefix !== undefined) this.#deferPrefix(part);
         this.#pending = '';
         if (line.length > this.#maxLineLength) {
+          this.#catchUpPrefix();
           this.#tooLong(line);
           this.#lineOffset += line.length + 1;
-        } else {
+        } else if (this.#prefixRest === undefined) {
           this.#frameLine(line, false);
+        } else {
+          const values = this.stats.values;
+          this.#frameLine(line, false);
+          if (this.stats.values === values) this.#catchUpPrefix();
+          this.#prefixRest = undefined;
         }
       }
       start = nl + 1;
@@ -346,6 +457,9 @@ class Decoder implements JsonlDecoder {
     const buffered = this.#pending;
     this.#pending = '';
     const joined = buffered + text;
+    // The line in flight ends at its first `\r` (where its prefix check stops): checked before this report.
+    this.#prefixLine = this.#lineNumber + 1;
+    this.#prefix?.feed(this.#lineOffset, 0, joined, -1);
     // The deciding `\r` ends the line that the lone `\r`s before it make.
     const at = cr - this.#lineOffset;
     const lineStart = joined.lastIndexOf('\r', at - 1) + 1;
@@ -393,6 +507,7 @@ class Decoder implements JsonlDecoder {
       this.#discardedLength += text.length;
       return;
     }
+    if (this.#prefix !== undefined) this.#feedPrefix(text);
     // V8 joins strings as ropes, so appending is constant time; JSON.parse flattens once.
     this.#pending += text;
     if (this.#pending.length > this.#maxLineLength) {
@@ -404,6 +519,7 @@ class Decoder implements JsonlDecoder {
   }
 
   end(): void {
+    this.#prefixRest = undefined;
     this.#truncatedBeforeEnd = this.stats.diagnostics.truncated;
     if (this.#discarding) {
       this.#discarding = false;
@@ -496,6 +612,48 @@ class Decoder implements JsonlDecoder {
     }
   }
 
+  /** Feeds `text`, which continues the line being framed after what is buffered, to its prefix check. */
+  #feedPrefix(text: string): void {
+    const blockIndent = this.#mode === MODE_BLOCK ? this.#blockIndent : -1;
+    this.#prefixLine = this.#lineNumber + 1;
+    (this.#prefix as LinePrefixCheck).feed(this.#lineOffset, this.#pending.length, text, blockIndent);
+  }
+
+  /** `text` ends the line being framed (it follows what is buffered): its prefix check waits (see `#prefixRest`). */
+  #deferPrefix(text: string): void {
+    this.#prefixRest = text;
+    this.#prefixRestAt = this.#pending.length;
+    this.#prefixRestStart = this.#lineOffset;
+    this.#prefixRestIndent = this.#mode === MODE_BLOCK ? this.#blockIndent : -1;
+    this.#prefixRestLine = this.#lineNumber + 1;
+  }
+
+  /** Feeds the end of the line being framed to its prefix check, if it waits. */
+  #catchUpPrefix(): void {
+    const rest = this.#prefixRest;
+    if (rest === undefined) return;
+    this.#prefixRest = undefined;
+    this.#prefixLine = this.#prefixRestLine;
+    (this.#prefix as LinePrefixCheck).feed(this.#prefixRestStart, this.#prefixRestAt, rest, this.#prefixRestIndent);
+  }
+
+  /** The prefix check of line `#prefixLine`, at `lineStart`, found a violation. */
+  #violation(found: PrefixViolation, lineStart: number): void {
+    this.#count(DiagnosticReason.violation);
+    const column = found.offset - lineStart;
+    this.#sink.diagnostic({
+      reason: DiagnosticReason.violation,
+      line: this.#prefixLine,
+      offset: found.offset,
+      column,
+      excerpt: excerptAround(found.excerpt),
+      message: found.message,
+      path: pointerOf(found.path),
+      rule: found.rule,
+      ...(found.branch === undefined ? {} : { branch: found.branch }),
+    });
+  }
+
   #count(reason: Diagnostic['reason']): void {
     countDiagnostic(this.stats.diagnostics, reason);
   }
@@ -510,8 +668,10 @@ class Decoder implements JsonlDecoder {
     text: string,
     message: string,
     lines: number,
-    extra?: Pick<Diagnostic, 'errors' | 'branch'>,
+    extra?: Pick<Diagnostic, 'errors' | 'branch' | 'path' | 'rule'>,
   ): void {
+    // A violation of the line being framed comes before its first diagnostic.
+    if (this.#prefixRest !== undefined) this.#catchUpPrefix();
     this.#count(reason);
     this.stats.reportedLines += lines;
     const d: Diagnostic = {
@@ -551,6 +711,7 @@ class Decoder implements JsonlDecoder {
       return;
     }
     let branch: string | undefined;
+    let delivered = value;
     if (this.#validator !== undefined) {
       const result = this.#validator.validate(value);
       if (!result.valid) {
@@ -568,10 +729,21 @@ class Decoder implements JsonlDecoder {
         return;
       }
       branch = result.branch;
+      if (result.fixes !== undefined) {
+        // Coerced (`coerce`): each repair is reported just before the value, which is the copy.
+        for (const fix of result.fixes) {
+          this.#report(DiagnosticReason.recovered, line, endLine, offset, 0, text, fix.message, 0, {
+            path: fix.path,
+            rule: fix.rule,
+            ...(branch === undefined ? {} : { branch }),
+          });
+        }
+        delivered = result.value;
+      }
     }
     this.stats.values++;
     this.stats.valueLines += lines;
-    this.#sink.value(value, branch === undefined ? { line, endLine, offset } : { line, endLine, offset, branch });
+    this.#sink.value(delivered, branch === undefined ? { line, endLine, offset } : { line, endLine, offset, branch });
   }
 
   /** Reports a parsed value nested deeper than `maxDepth`, at the bracket that went too deep. */

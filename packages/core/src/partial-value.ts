@@ -7,14 +7,30 @@
  * `write` (`updateOn: 'values'`: only when the value itself changed). `end()` reports what the
  * end of input decides. Changes are data: `{ op: 'add', path, value }` for a new key or element
  * (or the root), `{ op: 'append', path, value }` for text appended to a string, `{ op:
- * 'complete', path }` when a value closes.
+ * 'complete', path }` when a value closes. With a schema, each completed subtree and the
+ * document are checked (`schema` diagnostics) and, unless `prefixCheck: false`, the prefix is
+ * checked as it streams: a `violation` diagnostic as soon as no completion can match
+ * (prefix-check.ts, driven by this builder's scanner events).
+ *
+ * Coercion (`coerce`, opt-in; coerce.ts): snapshots stay the raw value while the document
+ * streams. When the complete document is invalid as given and coercion makes it valid, each
+ * repair is a `recovered` diagnostic (`path`, `rule`, at the document's start offset), no
+ * `schema` diagnostic is reported for it, and the write that completes it delivers the coerced
+ * value as the final snapshot, its changes turning the last snapshot into it: after the
+ * changes that complete the raw document, `add` (and `complete`) changes that replace each
+ * repaired path — its parent object, when a repair removed a key — and rebuild what is new
+ * (unrepaired subtrees keep their identity). Subtrees that their sub-schema rejects but that
+ * coercion under it repairs are not reported (the repairs are reported once, for the whole
+ * document), nor is a `null` at an object key that `null-to-absent` may remove; the prefix
+ * check reports nothing a turned-on coercion could repair (prefix-check.ts, invariant 5).
  *
  * Invariants (each a property test):
  * 1. Strings only grow; partial strings are visible.
  * 2. Numbers, `true`, `false` and `null` appear only once complete.
  * 3. A key appears once its name is complete (with its value's first state: `""`, `{}`, `[]`,
  *    or the complete scalar).
- * 4. Arrays only append; once a subtree is complete it never changes.
+ * 4. Arrays only append; once a subtree is complete it never changes (but for the coerced
+ *    document's final update, with `coerce`).
  * 5. Applying the changes in order to `undefined` reproduces the snapshot exactly.
  * 6. Structural sharing: a snapshot copies only the containers on the paths that changed
  *    since the previous snapshot; every other subtree is the same object (`===`). A snapshot
@@ -40,10 +56,12 @@
  * within `maxDepth` cannot overflow the call stack.
  */
 
+import { type Coercer, type CoercionOptions, CoercionRule, coercionRules } from './coercion-options.js';
 import { DEFAULT_MAX_DEPTH } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from './diagnostics.js';
 import {
   checkPositiveInteger,
+  coercionDiagnostic,
   compileJsonSchemaWith,
   countDiagnostic,
   type DiagnosticCounts,
@@ -52,6 +70,7 @@ import {
   validatorFor,
 } from './engine.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
+import { PrefixChecker, type PrefixViolation, pointerOf } from './prefix-check.js';
 import {
   type CompiledSchema,
   ConfigurationError,
@@ -59,6 +78,7 @@ import {
   type JsonSchema,
   type JsonSchemaCompiler,
   subSchemaAt,
+  type ValidationResult,
 } from './schema-validator.js';
 import {
   isStandardSchema,
@@ -67,6 +87,7 @@ import {
   type SchemaValue,
   type StandardSchemaV1,
 } from './standard-schema.js';
+import { unfinishedEscape } from './string-escape.js';
 
 export type PathSegment = string | number;
 
@@ -94,7 +115,7 @@ export type DeepPartial<T> = unknown extends T
         : T;
 
 /** `S` is the schema's type, so that snapshots come out typed (`DeepPartial<SchemaValue<S>>`). */
-export interface PartialOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions {
+export interface PartialOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions, CoercionOptions {
   /**
    * JSON Schema of the document. Each subtree is checked against its sub-schema when it
    * completes (where the schema says unambiguously what applies there: through `properties`,
@@ -103,6 +124,9 @@ export interface PartialOptions<S extends SchemaInput = SchemaInput> extends Val
    * A Standard Schema (zod 4, valibot 1, arktype 2…) validates the complete document itself;
    * subtrees are checked (by `compileJsonSchema`) against its JSON Schema export when it has
    * one and a compiler is given, and not at all otherwise or when the export does not compile.
+   * With `coerce` (and `coerceWith`: see CoercionOptions), a complete document that is valid
+   * only once coerced ends with the coerced value and one `recovered` diagnostic per repair;
+   * snapshots before it are the raw value (see the file's contract).
    */
   readonly schema?: S;
   /** Discriminator for a `oneOf` document schema (detected by default; `false` for off). */
@@ -136,6 +160,17 @@ export interface PartialOptions<S extends SchemaInput = SchemaInput> extends Val
    * of snapshots: decision 004). A `null` inside a document is always delivered.
    */
   readonly nullValue?: 'value' | 'report';
+  /**
+   * Prefix validation (default `true` whenever there is a schema: a JSON Schema, or a Standard
+   * Schema with a JSON Schema export): while the document streams in, a `violation` diagnostic
+   * (with `path` and `rule`) the moment its prefix proves that no completion can match the
+   * schema — a string no `enum`/`const`/discriminator value starts with, a value of the wrong
+   * type, a key `additionalProperties: false` forbids, a `maxLength`, `maxItems` or numeric
+   * bound exceeded — at the offset where it became certain (prefix-check.ts). `false`: off.
+   * With `coerce`, nothing that a turned-on coercion could repair is reported (so `failFast`
+   * never stops an answer that coercion would fix).
+   */
+  readonly prefixCheck?: boolean;
 }
 
 export interface PartialSink<T = unknown> {
@@ -228,35 +263,6 @@ function setKey(node: Record<string, unknown>, key: string, value: unknown): voi
   }
 }
 
-/** How many characters at the end of a raw string segment form an unfinished escape. */
-function unfinishedEscape(raw: string): number {
-  // An unfinished escape has its backslash among the last 6 characters; most chunks have none
-  // there (a plain loop: a native search costs more per small chunk than it saves).
-  let near = false;
-  for (let k = Math.max(0, raw.length - 6); k < raw.length; k++) {
-    if (raw.charCodeAt(k) === 0x5c) {
-      near = true;
-      break;
-    }
-  }
-  if (!near) return 0;
-  let slashes = 0;
-  let i = raw.length - 1;
-  while (i >= 0 && raw.charCodeAt(i) === 0x5c) {
-    slashes++;
-    i--;
-  }
-  if (slashes % 2 === 1) return 1;
-  // `\u` plus fewer than four hex digits.
-  const u = raw.lastIndexOf('\\u');
-  if (u >= 0 && raw.length - u < 6) {
-    let before = 0;
-    for (let j = u - 1; j >= 0 && raw.charCodeAt(j) === 0x5c; j--) before++;
-    if (before % 2 === 0) return raw.length - u;
-  }
-  return 0;
-}
-
 /**
  * A string built by many appends is, in V8, a tree of its pieces (one node per append: about
  * eight times the text's size, all of it traced by every garbage collection while it lives).
@@ -284,6 +290,13 @@ class Builder implements ScanEvents {
   private readonly exported: boolean;
   private readonly valuesOnly: boolean;
   private readonly reportNull: boolean;
+  /** Prefix validation, when on and the schema has anything a prefix can break. */
+  private readonly prefix: PrefixChecker | undefined;
+  /** The coercions `coerce` turns on, and their implementation (`coerceWith`), for subtree checks. */
+  private readonly coercion: ReadonlySet<CoercionRule> | undefined;
+  private readonly coerceWith: Coercer | undefined;
+  /** Absolute offset where the document starts (what its `recovered` diagnostics point at). */
+  private documentFrom = 0;
 
   private root: unknown;
   private readonly frames: Frame[] = [];
@@ -319,6 +332,9 @@ class Builder implements ScanEvents {
     this.json.events = this;
     this.sink = sink;
     this.validator = validatorFor(options);
+    // validatorFor checked `coerce` and `coerceWith`, and that a schema is there to guide them.
+    this.coercion = coercionRules(options.coerce);
+    this.coerceWith = this.coercion === undefined ? undefined : options.coerceWith;
     const standard = options.schema !== undefined && isStandardSchema(options.schema);
     this.exported = standard;
     this.compileJsonSchema = options.compileJsonSchema;
@@ -331,6 +347,25 @@ class Builder implements ScanEvents {
     this.snapshots = options.snapshots !== false;
     this.valuesOnly = options.updateOn === 'values';
     this.reportNull = options.nullValue === 'report';
+    this.prefix = undefined;
+    if (options.prefixCheck !== undefined && typeof options.prefixCheck !== 'boolean') {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.optionInvalid,
+        `prefixCheck must be true or false, got ${quoteInput(String(options.prefixCheck))}`,
+      );
+    }
+    if (options.schema !== undefined && options.prefixCheck !== false) {
+      const schema = standard ? jsonSchemaOf(options.schema as StandardSchemaV1) : (options.schema as JsonSchema);
+      if (schema !== undefined) {
+        const checker = new PrefixChecker(
+          schema,
+          (v) => this.violation(v),
+          standard,
+          this.coercion === undefined ? {} : { repairable: this.coercion },
+        );
+        if (checker.active) this.prefix = checker;
+      }
+    }
   }
 
   get value(): unknown {
@@ -372,8 +407,9 @@ class Builder implements ScanEvents {
     if (end >= 0) {
       this.done = true;
       this.closed = true;
+      const result = this.coerceDocument();
       this.publish();
-      this.validate(base + end);
+      this.reportInvalid(result ?? this.validator?.validate(this.root), base + end);
       return;
     }
     this.flushString(this.received);
@@ -420,6 +456,7 @@ class Builder implements ScanEvents {
       const c = text.charCodeAt(i);
       if (c === 0x7b || c === 0x5b || c === 0x22) {
         this.phase = PHASE_DOCUMENT;
+        this.documentFrom = base + i;
         return i;
       }
       if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e) {
@@ -453,6 +490,7 @@ class Builder implements ScanEvents {
     OPENER.lastIndex = i;
     if (!OPENER.test(text)) return -1;
     this.phase = PHASE_DOCUMENT;
+    this.documentFrom = base + OPENER.lastIndex - 1;
     return OPENER.lastIndex - 1;
   }
 
@@ -466,9 +504,17 @@ class Builder implements ScanEvents {
     }
     this.root = value;
     this.closed = true;
+    this.documentFrom = this.wordFrom;
     this.changes.push({ op: 'add', path: [], value }, { op: 'complete', path: [] });
+    const result = this.coerceDocument();
     this.publish();
-    this.validate(this.wordFrom + this.word.length);
+    if (this.prefix !== undefined) {
+      // A word is the document only once the input ends: that is when anything about it is certain.
+      const at = this.wordFrom + this.word.length;
+      this.prefix.start(0, this.word.charCodeAt(0), at, []);
+      this.prefix.endScalar(value, this.word, at);
+    }
+    this.reportInvalid(result ?? this.validator?.validate(this.root), this.wordFrom + this.word.length);
     return true;
   }
 
@@ -478,6 +524,7 @@ class Builder implements ScanEvents {
     if (this.done) return;
     const c = this.charAt(start);
     const path = this.childPath(depth);
+    this.prefix?.start(depth, c, start, path);
     if (c === 0x7b || c === 0x5b) {
       const node: Container = c === 0x5b ? [] : {};
       if (this.snapshots) this.owned.add(node);
@@ -508,9 +555,12 @@ class Builder implements ScanEvents {
       this.changes.push({ op: 'complete', path: this.valuePath });
       const complete = depth === 0 ? (this.root as string) : this.read(depth, this.valuePath);
       flatten(complete);
+      this.prefix?.endString(complete, end - 1);
       this.checkSubtree(this.valuePath, complete, end);
     } else if (kind === KIND_SCALAR) {
-      const value: unknown = JSON.parse(this.text(this.valueFrom, end));
+      const text = this.text(this.valueFrom, end);
+      const value: unknown = JSON.parse(text);
+      this.prefix?.endScalar(value, text, end);
       this.place(depth, this.valuePath, value);
       this.changes.push({ op: 'add', path: this.valuePath, value });
       this.changes.push({ op: 'complete', path: this.valuePath });
@@ -518,6 +568,7 @@ class Builder implements ScanEvents {
     } else {
       const frame = this.frames.pop();
       if (frame !== undefined) {
+        this.prefix?.close();
         this.changes.push({ op: 'complete', path: frame.path });
         this.checkSubtree(frame.path, frame.node, end);
       }
@@ -526,7 +577,10 @@ class Builder implements ScanEvents {
 
   key(depth: number, start: number, end: number): void {
     const frame = this.frames[depth - 1];
-    if (frame !== undefined) frame.key = JSON.parse(this.text(start, end)) as string;
+    if (frame === undefined) return;
+    const key = JSON.parse(this.text(start, end)) as string;
+    frame.key = key;
+    if (this.prefix !== undefined && !this.done) this.prefix.key(depth, key, end - 1);
   }
 
   // ---- building -----------------------------------------------------------------------------
@@ -582,15 +636,18 @@ class Builder implements ScanEvents {
   /** Appends the string's raw text decoded so far (up to `to`, exclusive). */
   private appendString(to: number, rawText?: string): void {
     if (to <= this.stringDone) return;
-    const raw = rawText ?? this.text(this.stringDone, to);
+    const rawFrom = this.stringDone;
+    const raw = rawText ?? this.text(rawFrom, to);
     this.stringDone = to;
     const text = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
     if (text === '') return;
     const path = this.valuePath;
     const depth = path.length;
     const current = depth === 0 ? (this.root as string) : this.read(depth, path);
-    this.place(depth, path, current + text);
+    const full = current + text;
+    this.place(depth, path, full);
     this.changes.push({ op: 'append', path, value: text });
+    this.prefix?.append(full, text, raw, rawFrom);
   }
 
   private read(depth: number, path: readonly PathSegment[]): string {
@@ -645,6 +702,15 @@ class Builder implements ScanEvents {
       return;
     }
     if (validator === undefined) return;
+    const coercion = this.coercion;
+    if (coercion !== undefined && this.coerceWith !== undefined) {
+      // `null-to-absent` may remove a `null` member when its parent is coerced: not certain here.
+      if (value === null && coercion.has(CoercionRule.nullToAbsent) && typeof path[path.length - 1] === 'string') {
+        return;
+      }
+      // Valid once coerced under its sub-schema: the document's repairs are reported at its end.
+      validator = this.coerceWith(validator, sub, coercion);
+    }
     const result = validator.validate(value);
     if (result.valid) return;
     const pointer = path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
@@ -659,11 +725,44 @@ class Builder implements ScanEvents {
     });
   }
 
-  /** The document is complete: check it against the schema. */
-  private validate(at: number): void {
-    if (this.validator === undefined) return;
+  /** The prefix checker found a violation: report it (`path` and `rule` say where and what). */
+  private violation(found: PrefixViolation): void {
+    countDiagnostic(this.stats.diagnostics, DiagnosticReason.violation);
+    this.sink.diagnostic({
+      reason: DiagnosticReason.violation,
+      offset: found.offset,
+      excerpt: excerptAround(found.excerpt),
+      message: found.message,
+      path: pointerOf(found.path),
+      rule: found.rule,
+      ...(found.branch === undefined ? {} : { branch: found.branch }),
+    });
+  }
+
+  /**
+   * With `coerce`, the document is complete (its changes not yet published): validates it.
+   * When it is valid only once coerced, reports each repair, makes the coerced value the root
+   * and adds the changes that lead to it. Returns the result, for reportInvalid after the
+   * publish; undefined without `coerce` (the document is then validated after the publish).
+   */
+  private coerceDocument(): ValidationResult | undefined {
+    if (this.validator === undefined || this.coercion === undefined) return undefined;
     const result = this.validator.validate(this.root);
-    if (result.valid) return;
+    if (!result.valid || result.fixes === undefined || result.fixes.length === 0) return result;
+    const raw = this.root;
+    for (const fix of result.fixes) {
+      countDiagnostic(this.stats.diagnostics, DiagnosticReason.recovered);
+      this.sink.diagnostic(coercionDiagnostic(fix, this.documentFrom, excerptAt(raw, fix.path), result.branch));
+    }
+    const coerced = result.value;
+    diffChanges(raw, coerced, this.changes);
+    this.root = coerced;
+    return result;
+  }
+
+  /** The document was invalid (and coercion, if on, could not repair it): the `schema` diagnostic. */
+  private reportInvalid(result: ValidationResult | undefined, at: number): void {
+    if (result === undefined || result.valid) return;
     countDiagnostic(this.stats.diagnostics, DiagnosticReason.schema);
     this.sink.diagnostic({
       reason: DiagnosticReason.schema,
@@ -738,6 +837,89 @@ export function createPartialBuilder<S extends SchemaInput = SchemaInput>(
 ): PartialBuilder<SchemaValue<S>> {
   // Type-level only: the snapshots are typed by the caller's schema.
   return new Builder(options, sink as PartialSink) as PartialBuilder<SchemaValue<S>>;
+}
+
+/** A JSON Pointer's keys (as coercion fixes write them: `~0`, `~1` escapes, no percent-encoding). */
+function keysOf(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** What a coercion fix's excerpt shows: the raw value at its path (a container by its kind), or nothing. */
+function excerptAt(root: unknown, pointer: string): string {
+  let node = root;
+  for (const key of keysOf(pointer)) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return '';
+    node = (node as Record<string, unknown>)[key];
+  }
+  if (Array.isArray(node)) return node.length === 0 ? '[]' : '[…]';
+  if (typeof node === 'object' && node !== null) return Object.keys(node).length === 0 ? '{}' : '{…}';
+  return JSON.stringify(node) ?? '';
+}
+
+/**
+ * Appends to `out` the changes that turn `from` into `to` when both are complete JSON values
+ * and `to` is a coerced copy of `from` (copied on write: an unchanged subtree is the same
+ * object). Objects and arrays both have and that kept their keys (or length) are walked; any
+ * other difference is an `add` of the new value at its path (a container empty), rebuilt
+ * member by member (adds and `complete`s, as the builder would have sent them). A loop over an explicit stack: nothing
+ * recurses on the value.
+ */
+function diffChanges(from: unknown, to: unknown, out: Change[]): void {
+  // Work items: compare two values at a path, or close a rebuilt container.
+  type Item =
+    | { readonly kind: 0; readonly from: unknown; readonly to: unknown; readonly path: readonly PathSegment[] }
+    | { readonly kind: 1; readonly path: readonly PathSegment[] };
+  const stack: Item[] = [{ kind: 0, from, to, path: [] }];
+  while (stack.length !== 0) {
+    const item = stack.pop() as Item;
+    if (item.kind === 1) {
+      out.push({ op: 'complete', path: item.path });
+      continue;
+    }
+    const { from: a, to: b, path } = item;
+    if (a === b) continue;
+    const children: Item[] = [];
+    if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+      for (let i = 0; i < b.length; i++) children.push({ kind: 0, from: a[i], to: b[i], path: [...path, i] });
+    } else if (isRecord(a) && isRecord(b) && Object.keys(a).every((k) => Object.hasOwn(b, k))) {
+      for (const key of Object.keys(b)) {
+        const child = b[key];
+        children.push(
+          Object.hasOwn(a, key)
+            ? { kind: 0, from: a[key], to: child, path: [...path, key] }
+            : { kind: 0, from: NEW, to: child, path: [...path, key] },
+        );
+      }
+    } else {
+      // Replaced (a key removed: the whole object): add it, then its members, then close it.
+      // Containers are added empty, as the builder adds them; their members follow.
+      out.push({ op: 'add', path, value: Array.isArray(b) ? [] : isRecord(b) ? {} : b });
+      if (typeof b === 'object' && b !== null) {
+        children.push({ kind: 1, path });
+        const entries: [PathSegment, unknown][] = Array.isArray(b)
+          ? b.map((v, i) => [i, v])
+          : Object.keys(b).map((k) => [k, (b as Record<string, unknown>)[k]]);
+        for (const [segment, child] of entries)
+          children.push({ kind: 0, from: NEW, to: child, path: [...path, segment] });
+        // The closing item goes last: after every member.
+        children.push(children.shift() as Item);
+      } else {
+        out.push({ op: 'complete', path });
+      }
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as Item);
+  }
+}
+
+/** Stands for a value that was not there: never equal to a value of the document. */
+const NEW: unknown = Symbol('new');
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An added value: containers are added empty, so a new one is all a consumer needs. */

@@ -25,6 +25,9 @@
  *   `recovered: true` after a `recovered` diagnostic, so the recovered outer value wins and
  *   what is nested in it is never reported on its own (a model's trailing comma must not
  *   turn its answer into the first array inside it).
+ * - Coercion (`coerce`, opt-in, coerce.ts): a value the schema rejects may be delivered as a
+ *   coerced copy the schema accepts, after one `recovered` diagnostic per repair (`rule`,
+ *   `path` inside the value, offset of the value), sent after any trailing-comma note.
  * - Depth guard: a value nested deeper than `maxDepth` is reported (`too-deep`, at the first
  *   bracket past the limit) instead of delivered, before any validation, so that nothing
  *   downstream (printing, a validator following a recursive schema) can overflow the stack.
@@ -46,10 +49,12 @@
  *    trailing. Each candidate is rescanned for recovery at most once, so work stays linear.
  */
 
+import type { CoercionOptions } from './coercion-options.js';
 import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
 import {
   checkPositiveInteger,
+  coercionDiagnostic,
   countDiagnostic,
   type DiagnosticCounts,
   type Engine,
@@ -83,7 +88,7 @@ export interface SalvagedValue<T = unknown> {
 }
 
 /** `S` is the schema's type, so that values come out typed (`SchemaValue<S>`); see standard-schema.ts. */
-export interface SalvageOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions {
+export interface SalvageOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions, CoercionOptions {
   /**
    * Schema a value must match to be delivered (JSON Schema or Standard Schema); failures are
    * `schema` diagnostics.
@@ -327,6 +332,8 @@ class FenceLine {
 type Pending = { -readonly [K in keyof SalvagedValue]: SalvagedValue[K] } & {
   provisional?: boolean;
   note?: Diagnostic;
+  /** With `coerce`: the `recovered` diagnostics of the repairs that made the value, sent after `note`. */
+  fixes?: Diagnostic[];
 };
 
 /** The open candidate; one object reused for every candidate (prose has many). */
@@ -1120,6 +1127,8 @@ class Scanner implements SalvageScanner {
       return;
     }
     let branch: string | undefined;
+    let coerced = value;
+    let fixes: Diagnostic[] | undefined;
     if (this.validator !== undefined) {
       const result = validateSafely(this.validator, value);
       if (!result.valid) {
@@ -1135,10 +1144,15 @@ class Scanner implements SalvageScanner {
         return;
       }
       branch = result.branch;
+      if (result.fixes !== undefined) {
+        coerced = result.value;
+        fixes = result.fixes.map((fix) => coercionDiagnostic(fix, start, text, result.branch));
+      }
     }
-    const record: Pending = { value, source, start, end };
+    const record: Pending = { value: coerced, source, start, end };
     if (fence !== undefined) record.fence = fence;
     if (branch !== undefined) record.branch = branch;
+    if (fixes !== undefined) record.fixes = fixes;
     if (note !== undefined) {
       record.recovered = true;
       record.note = note;
@@ -1179,6 +1193,14 @@ class Scanner implements SalvageScanner {
       delete item.note;
       this.count(note.reason);
       this.sink.diagnostic(note);
+    }
+    const fixes = item.fixes;
+    if (fixes !== undefined) {
+      delete item.fixes;
+      for (const fix of fixes) {
+        this.count(fix.reason);
+        this.sink.diagnostic(fix);
+      }
     }
     this.stats.values++;
     this.sink.value(item);

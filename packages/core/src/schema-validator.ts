@@ -27,6 +27,7 @@
  * so that existing imports keep working.
  */
 
+import type { CoercionFix } from './coercion-options.js';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { quoteInput, type SchemaError } from './diagnostics.js';
 import { escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
@@ -38,7 +39,17 @@ export { ConfigurationError, ConfigurationErrorCode } from './configuration-erro
 export type JsonSchema = Readonly<Record<string, unknown>> | boolean;
 
 export type ValidationResult =
-  | { readonly valid: true; readonly branch?: string }
+  | {
+      readonly valid: true;
+      readonly branch?: string;
+      /**
+       * With coercion (`coerce`, coerce.ts): the value was invalid as given, and this coerced
+       * copy is what is valid; deliver it instead. Absent when the value was valid as given.
+       */
+      readonly value?: unknown;
+      /** With coercion: the repairs that made `value` (each reported as a `recovered` diagnostic). */
+      readonly fixes?: readonly CoercionFix[];
+    }
   | {
       readonly valid: false;
       readonly branch?: string;

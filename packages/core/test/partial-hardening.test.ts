@@ -207,7 +207,22 @@ describe('scalar roots', () => {
     const run = buildPartial(['4', '2'], { schema: { type: 'string' }, compileJsonSchema: compileSchema });
     expect(run.final).toBe(42);
     expect(run.complete).toBe(true);
-    expect(run.diagnostics.map((d) => d.reason)).toEqual(['schema']);
+    // The prefix check first (a number can never be a string), then the complete document. A
+    // bare number is the document only once the input ends (more text would make it prose), so
+    // the violation becomes certain there, at offset 2, not at the first digit.
+    expect(run.diagnostics).toMatchObject([
+      { reason: 'violation', path: '', rule: 'type', offset: 2 },
+      { reason: 'schema', offset: 2 },
+    ]);
+    expect(run.stats.diagnostics).toEqual({ violation: 1, schema: 1 });
+    // The same reasons without the prefix check: the document check does not depend on it.
+    expect(
+      buildPartial(['4', '2'], {
+        schema: { type: 'string' },
+        compileJsonSchema: compileSchema,
+        prefixCheck: false,
+      }).diagnostics.map((d) => d.reason),
+    ).toEqual(['schema']);
     expect(buildPartial(['"x"'], { schema: { type: 'string' }, compileJsonSchema: compileSchema }).diagnostics).toEqual(
       [],
     );

@@ -245,17 +245,21 @@ describe('partial values with zod', () => {
   test('subtrees are checked through the export as they close, the document by zod at the end', () => {
     const withZod = partialDiagnostics(text, zod, { compileJsonSchema: compileSchema });
     const withJson = partialDiagnostics(text, json, { compileJsonSchema: compileSchema });
-    const summary = (d: Diagnostic) => [d.reason, d.offset, d.errors?.map((e) => e.path)];
+    const summary = (d: Diagnostic) => [d.reason, d.offset, d.path, d.rule, d.errors?.map((e) => e.path)];
     expect(withZod.map(summary)).toEqual(withJson.map(summary));
+    // The export also drives the prefix check: 1.5 is certainly not an integer once the number
+    // ends (offset 55; until then an exponent could still make it one).
+    expect(withZod[0]).toMatchObject({ reason: 'violation', path: '/sections/1/start', rule: 'type', offset: 55 });
     // Each closing subtree on the way up (the number, its object, the array) is checked by ajv
     // against the export; the complete document by zod itself.
     expect(withZod.map((d) => d.message)).toEqual([
+      'the number at /sections/1/start is 1.5, which is not an integer',
       'the value at /sections/1/start does not match its schema: at /: must be integer',
       'the value at /sections/1 does not match its schema: at /start: must be integer',
       'the value at /sections does not match its schema: at /1/start: must be integer',
       expect.stringMatching(/^the complete document does not match the schema: at \/sections\/1\/start: /),
     ]);
-    expect(withZod[3]?.errors?.map((e) => e.keyword)).toEqual(['invalid_type']);
+    expect(withZod.at(-1)?.errors?.map((e) => e.keyword)).toEqual(['invalid_type']);
   });
 
   test('without an export only the complete document is checked', () => {

@@ -248,30 +248,38 @@ describe('sub-schemas of a zod document schema need the compiler', () => {
     return { after, diagnostics, value, complete: builder.complete };
   }
 
-  test('partial without a compiler: the complete document is checked, no subtree is', () => {
+  test('partial without a compiler: prefix checks read the export (no compiler needed), no subtree is checked, zod checks the document', () => {
     const run = partial([first, rest]);
     expect(run.value).toEqual({ title: 'T', sections: [{ start: 1.5 }, { start: 2 }] });
     expect(run.complete).toBe(true);
-    expect(run.after[0]).toEqual([]);
-    expect(run.diagnostics.map((d) => [d.reason, d.errors?.map((e) => [e.path, e.keyword])])).toEqual([
-      ['schema', [['/sections/0/start', 'invalid_type']]],
-    ]);
-    expect(run.diagnostics[0]?.message).toMatch(/^the complete document does not match the schema: /);
+    // The violation as the number ends; no subtree diagnostic (those need the compiler).
+    expect(run.after[0]).toEqual(['the number at /sections/0/start is 1.5, which is not an integer']);
+    expect(run.diagnostics.map((d) => [d.reason, d.path ?? d.errors?.map((e) => [e.path, e.keyword]), d.rule])).toEqual(
+      [
+        ['violation', '/sections/0/start', 'type'],
+        ['schema', [['/sections/0/start', 'invalid_type']], undefined],
+      ],
+    );
+    expect(run.diagnostics[1]?.message).toMatch(/^the complete document does not match the schema: /);
+    // Without prefix checks, only zod's verdict on the complete document.
+    expect(partial([first, rest], { prefixCheck: false }).diagnostics.map((d) => d.reason)).toEqual(['schema']);
   });
 
   test('partial with compileJsonSchema: the subtree diagnostic comes as the subtree closes', () => {
     const run = partial([first, rest], { compileJsonSchema: compileSchema });
     expect(run.after[0]).toEqual([
+      'the number at /sections/0/start is 1.5, which is not an integer',
       'the value at /sections/0/start does not match its schema: at /: must be integer',
       'the value at /sections/0 does not match its schema: at /start: must be integer',
     ]);
     expect(run.diagnostics.map((d) => d.message)).toEqual([
+      'the number at /sections/0/start is 1.5, which is not an integer',
       'the value at /sections/0/start does not match its schema: at /: must be integer',
       'the value at /sections/0 does not match its schema: at /start: must be integer',
       'the value at /sections does not match its schema: at /0/start: must be integer',
       expect.stringMatching(/^the complete document does not match the schema: at \/sections\/0\/start: /),
     ]);
-    expect(run.diagnostics[3]?.errors?.map((e) => e.keyword)).toEqual(['invalid_type']);
+    expect(run.diagnostics[4]?.errors?.map((e) => e.keyword)).toEqual(['invalid_type']);
     expect(run.value).toEqual({ title: 'T', sections: [{ start: 1.5 }, { start: 2 }] });
   });
 
@@ -443,6 +451,8 @@ describe('a custom JsonSchemaCompiler', () => {
     expect(calls[0]?.schema).toBe(subSchemaAt(exported as JsonSchema, ['entry', 'ok']));
     expect(calls[1]?.schema).toBe(subSchemaAt(exported as JsonSchema, ['entry']));
     expect(diagnostics.map((d) => d.message)).toEqual([
+      // The prefix check reads the export's `const: true` itself: no compiler involved.
+      'the value at /entry/ok is false, which is not an allowed value (const: true)',
       'the value at /entry/ok does not match its schema: at /ok: must be ok (custom)',
       'the value at /entry does not match its schema: at /ok: must be ok (custom)',
       expect.stringMatching(/^the complete document does not match the schema: at \/entry\/ok: /),

@@ -2,7 +2,8 @@
  * Node adapter for the element scanner: each element of the JSON array at `path` (default the
  * document itself), as `{ value, index, start, end, branch? }`, as soon as it is complete. An
  * answer cut off at the token limit still yields every complete element, then a `truncated`
- * diagnostic. Bad input never becomes an 'error'.
+ * diagnostic. Bad input never becomes an 'error' (with `failFast`, the first element that fails
+ * its schema, or a `violation` while one streams, does: a `ContractViolationError`).
  */
 
 import type { Transform } from 'node:stream';

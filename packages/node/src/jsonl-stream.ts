@@ -1,7 +1,10 @@
 /**
  * Node adapter for the JSONL decoder: validated values (or records) in order, diagnostics as
- * events. Bad input never becomes an 'error'; a broken configuration throws from
- * `createJsonlStream` before any input is read.
+ * events. Bad input never becomes an 'error' — except, with `failFast`, the first line that
+ * fails its schema, or whose text in flight already proves it will (`prefixCheck`, on by
+ * default with `failFast`) (a `ContractViolationError`; a prose, syntax or cut-off line is still
+ * skipped and reported); a broken configuration throws from `createJsonlStream` before any
+ * input is read.
  */
 
 import type { Transform } from 'node:stream';
@@ -11,6 +14,7 @@ import {
   type JsonlOptions,
   type JsonlRecord,
   type JsonlStats,
+  linePrefixCheck,
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
@@ -52,8 +56,14 @@ export function createJsonlStream<S extends SchemaInput = SchemaInput>(
 ): JsonlStream<Exclude<SchemaValue<S>, null> | JsonlRecord<SchemaValue<S>>>;
 export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream {
   const records = options.records === true;
+  // failFast checks the line in flight too (`prefixCheck`), unless the caller says otherwise.
+  const decoding = {
+    ...options,
+    prefixCheck: options.prefixCheck ?? options.failFast === true,
+    prefixCheckWith: options.prefixCheckWith ?? linePrefixCheck,
+  };
   const { stream, engine } = createTextTransform(options, (output) =>
-    createJsonlDecoder(withAjvDefault(records ? options : { ...options, nullValue: 'report' }), {
+    createJsonlDecoder(withAjvDefault(records ? decoding : { ...decoding, nullValue: 'report' }), {
       value(value, info) {
         output.push(records ? ({ value, ...info } satisfies JsonlRecord) : value);
       },

@@ -104,6 +104,12 @@ export interface OpenAICompatibleRequest {
   readonly responseType?: string;
   /** The schema of the answer, for `'schema'`: a JSON Schema, or a Standard Schema with a JSON Schema export. */
   readonly schema?: SchemaInput;
+  /**
+   * The whole conversation, sent as the chat `messages` instead of `system` + `prompt` when it
+   * is not empty: the prompt runner's retries pass the earlier answers (`assistant`) and the
+   * corrections (`user`) here.
+   */
+  readonly messages?: readonly { readonly role: 'system' | 'user' | 'assistant'; readonly content: string }[];
 }
 
 export interface LlmResult {
@@ -286,10 +292,13 @@ export function openAICompatible(
   }
   checkStructuredOutputOptions(options.structuredOutput);
   return async (request) => {
-    const messages = [
-      ...(request.system === undefined ? [] : [{ role: 'system', content: request.system }]),
-      { role: 'user', content: request.prompt },
-    ];
+    const messages =
+      request.messages !== undefined && request.messages.length > 0
+        ? request.messages.map(({ role, content }) => ({ role, content }))
+        : [
+            ...(request.system === undefined ? [] : [{ role: 'system', content: request.system }]),
+            { role: 'user', content: request.prompt },
+          ];
     // JSON mode only when asked for: OpenAI rejects it unless the prompt says "JSON", it forces
     // a top-level object (an array schema could never match), and some servers only take
     // `json_schema`. The answer is validated locally either way.

@@ -1,7 +1,8 @@
 /**
  * Node adapter for the partial-value builder: while one JSON document streams in, emits the
  * value so far (a structurally shared snapshot), the changes since the last chunk, or both.
- * Bad input never becomes an 'error'.
+ * Bad input never becomes an 'error' (with `failFast`, the first `violation` — a prefix no
+ * completion can make valid — or `schema` diagnostic does: a `ContractViolationError`).
  */
 
 import type { Transform } from 'node:stream';

@@ -17,7 +17,14 @@ import {
 } from '@llmjson/core';
 import { createTextTransform, type TextTransformOptions } from './text-transform.js';
 
-export interface ProviderStreamOptions extends ProviderDecoderOptions, TextTransformOptions {}
+/**
+ * No `failFast`: this stream validates nothing. Put it on the stream this one feeds: when that
+ * one fails, piping both with `pipeline` (Node) or `pipeThrough` (Web) ends this one and the
+ * response body too.
+ */
+export interface ProviderStreamOptions
+  extends ProviderDecoderOptions,
+    Omit<TextTransformOptions, 'failFast' | 'abortController'> {}
 
 export interface ProviderStream extends Transform, Pick<ProviderDecoder, (typeof PROVIDER_DECODER_STATE)[number]> {
   on(event: 'metadata', listener: (metadata: ProviderMetadata) => void): this;

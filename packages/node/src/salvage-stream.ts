@@ -1,7 +1,8 @@
 /**
  * Node adapter for the salvage scanner: each JSON value found in the text, as
  * `{ value, source, start, end, fence?, branch? }`, as soon as it closes — the same values as
- * `extractAllJson` on the whole text. Bad input never becomes an 'error'.
+ * `extractAllJson` on the whole text. Bad input never becomes an 'error' (with `failFast`, the
+ * first value that fails its schema does: a `ContractViolationError`).
  */
 
 import type { Transform } from 'node:stream';

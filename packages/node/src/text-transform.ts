@@ -7,15 +7,22 @@
  * decoder is flushed at the end), forwards text to a core engine's `write`/`end`, and lets the
  * engine push results and emit diagnostics. An exception from the engine or from a user
  * callback goes to the stream's callback, never out of the process.
+ *
+ * With `failFast`, the first contract violation ends the stream: the diagnostic is reported,
+ * nothing the engine finds after it is, and once the consumer has read every value pushed
+ * before it (a destroyed stream drops its buffer), the stream is destroyed with the
+ * `ContractViolationError`, so that `pipeline` destroys the source too.
  */
 
-import { Transform, type TransformCallback } from 'node:stream';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
 import {
   checkHighWaterMark,
   createDecodedWriter,
+  createFailFast,
   type DecodedWriter,
   type Diagnostic,
   type Engine,
+  type FailFastOptions,
   type StreamOptions,
 } from '@llmjson/core';
 
@@ -30,7 +37,7 @@ export type TextEngine = Pick<Engine<unknown>, 'write' | 'end' | 'invalidEncodin
 export type TypedAsyncIterator<T> = NodeJS.AsyncIterator<T> & NodeJS.AsyncIterator<any>;
 
 /** The adapter's own options (shared by the Node and Web adapters). */
-export type TextTransformOptions = StreamOptions;
+export interface TextTransformOptions extends StreamOptions, FailFastOptions {}
 
 export interface EngineOutput {
   /** Pushes a value to the readable side. */
@@ -47,6 +54,7 @@ export function createTextTransform<E extends TextEngine>(
   create: (output: EngineOutput) => E,
 ): { stream: Transform; engine: E } {
   checkHighWaterMark(options.highWaterMark);
+  const failFast = createFailFast(options);
   const utf8 = new TextDecoder('utf-8');
   let bytesPending = false;
   let engine: E;
@@ -67,29 +75,55 @@ export function createTextTransform<E extends TextEngine>(
           input.bytes(chunk, utf8.decode(chunk, STREAMING));
           bytesPending = true;
         }
-        callback();
       } catch (error) {
         callback(error as Error);
+        return;
       }
+      settle(callback);
     },
     flush(callback: TransformCallback) {
       try {
         if (bytesPending) input.bytes(undefined, utf8.decode());
         engine.end();
-        callback();
       } catch (error) {
         callback(error as Error);
+        return;
       }
+      settle(callback);
     },
   });
+  /**
+   * After a violation the callback is held (the writable side takes nothing more) until the
+   * buffered values are read; `read` then destroys the stream. No violation: go on.
+   */
+  const settle = (callback: TransformCallback) => {
+    const failure = failFast?.failure;
+    if (failure === undefined) callback();
+    else if (stream.readableLength === 0) callback(failure);
+    else draining = true;
+  };
+  let draining = false;
+  if (failFast !== undefined) {
+    // Every consumer (a 'data' listener, pipe, for await, read()) takes values through `read`.
+    stream.read = function read(this: Transform, size?: number) {
+      const value: unknown = Readable.prototype.read.call(this, size);
+      if (draining && this.readableLength === 0) {
+        draining = false;
+        process.nextTick(() => this.destroy(failFast.failure));
+      }
+      return value;
+    };
+  }
   const onDiagnostic = options.onDiagnostic;
   const diagnostic = (d: Diagnostic) => {
+    if (failFast?.failure !== undefined) return;
     onDiagnostic?.(d);
     stream.emit('diagnostic', d);
+    failFast?.check(d);
   };
   engine = create({
     push: (value) => {
-      stream.push(value);
+      if (failFast?.failure === undefined) stream.push(value);
     },
     diagnostic,
   });

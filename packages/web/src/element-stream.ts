@@ -1,7 +1,9 @@
 /**
  * Web adapter for the element scanner: each element of the JSON array at `path` (default the
  * document itself), as `{ value, index, start, end, branch? }`, as soon as it is complete; a
- * cut-off array still yields its complete elements. Bad input never errors the stream.
+ * cut-off array still yields its complete elements. Bad input never errors the stream
+ * (with `failFast`, the first element that fails its schema, or a `violation` while one streams,
+ * does: a `ContractViolationError`).
  */
 
 import {

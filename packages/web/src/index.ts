@@ -1,15 +1,22 @@
 export {
   type Change,
+  COERCION_RULES,
+  CONTRACT_VALIDATION_FAILED,
+  type CoerceOption,
+  CoercionRule,
   ConfigurationError,
   ConfigurationErrorCode,
+  ContractViolationError,
   type DeepPartial,
   type Diagnostic,
   DiagnosticReason,
   type ElementRecord,
   type ElementStats,
+  type FailFastOptions,
   type JsonlRecord,
   type JsonlStats,
   type JsonSchema,
+  linePrefixCheck,
   type ProviderMetadata,
   type SalvagedValue,
   type SalvageSource,
@@ -19,6 +26,7 @@ export {
   type ToolCall,
   type ToolCallInfo,
   type Usage,
+  withCoercion,
 } from '@llmjson/core';
 export { createElementStream, type ElementStream, type ElementStreamOptions } from './element-stream.js';
 export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';

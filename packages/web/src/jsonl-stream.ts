@@ -1,7 +1,10 @@
 /**
  * Web adapter for the JSONL decoder: validated values (or records) in order on the readable
- * side, diagnostics through `onDiagnostic`. Bad input never errors the stream; a broken
- * configuration throws from `createJsonlStream` before any input is read.
+ * side, diagnostics through `onDiagnostic`. Bad input never errors the stream — except, with
+ * `failFast`, the first line that fails its schema, or whose text in flight already proves it will
+ * (`prefixCheck`, on by default with `failFast`) (a `ContractViolationError`; a prose,
+ * syntax or cut-off line is still skipped and reported); a broken configuration throws from
+ * `createJsonlStream` before any input is read.
  */
 
 import {
@@ -45,8 +48,14 @@ export function createJsonlStream<S extends SchemaInput = SchemaInput>(
 ): JsonlStream<SchemaValue<S> | JsonlRecord<SchemaValue<S>>>;
 export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream<unknown> {
   const records = options.records === true;
+  // failFast checks the line in flight too (`prefixCheck`) when the check was given
+  // (`prefixCheckWith: linePrefixCheck`: not bundled unless imported), unless the caller says otherwise.
+  const decoding = {
+    ...options,
+    prefixCheck: options.prefixCheck ?? (options.failFast === true && options.prefixCheckWith !== undefined),
+  };
   const { stream, engine } = createTextTransformStream<unknown, JsonlDecoder>(options, (output) =>
-    createJsonlDecoder(options, {
+    createJsonlDecoder(decoding, {
       value(value, info) {
         output.enqueue(records ? ({ value, ...info } satisfies JsonlRecord) : value);
       },

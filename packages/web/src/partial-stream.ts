@@ -1,6 +1,8 @@
 /**
  * Web adapter for the partial-value builder: the value so far (a structurally shared
- * snapshot), the changes since the last chunk, or both.
+ * snapshot), the changes since the last chunk, or both. With `failFast`, the first `violation` (a
+ * prefix no completion can make valid) or `schema` diagnostic errors the stream with a
+ * `ContractViolationError`.
  */
 
 import {

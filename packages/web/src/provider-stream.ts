@@ -16,7 +16,14 @@ import {
 } from '@llmjson/core';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
-export interface ProviderStreamOptions extends ProviderDecoderOptions, TextTransformOptions {
+/**
+ * No `failFast`: this stream validates nothing. Put it on the stream this one feeds: when that
+ * one fails, piping both with `pipeline` (Node) or `pipeThrough` (Web) ends this one and the
+ * response body too.
+ */
+export interface ProviderStreamOptions
+  extends ProviderDecoderOptions,
+    Omit<TextTransformOptions, 'failFast' | 'abortController'> {
   /** Tool-call argument pieces, per call key. Default: none. */
   readonly onToolArguments?: (key: string, delta: string, info: ToolCallInfo) => void;
   /** Reasoning text (not part of the answer). Default: none. */
