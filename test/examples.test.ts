@@ -17,3 +17,26 @@ test('examples/contracts/prompt-runner.mjs: catalog, streamed objects, typed fai
   expect(out).toContain('failed: SCHEMA_MISMATCH: at /sections/0/start_line: must be integer');
   expect(out).toContain('envelope: {"status":"succeeded","text":"{\\"document_title\\":\\"On the Heart Sutra\\"');
 });
+
+test('examples/fail-fast-retry/run.mjs: the call is aborted early, the retry succeeds, coercion and stream fail fast report', () => {
+  const out = execFileSync(process.execPath, ['examples/fail-fast-retry/run.mjs'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(out).toContain('failFast: failed, SCHEMA_VIOLATION at /sections/0/start_line (type)');
+  const sent = Number(/the server sent (\d+) bytes of SSE for an answer of (\d+) characters/.exec(out)?.[1]);
+  const answer = Number(/for an answer of (\d+) characters/.exec(out)?.[1]);
+  expect(answer).toBeGreaterThan(30_000);
+  expect(sent).toBeLessThan(answer / 10);
+  expect(out).toContain('retries: succeeded after 2 attempts: failed, succeeded');
+  expect(out).toContain('correction sent: At /sections/0/start_line (rule "type")');
+  expect(out).toContain('result: {"sections":[{"title":"Intro","start_line":1},{"title":"Body","start_line":12}]}');
+  expect(out).toContain(
+    'coerce: [{"title":"Intro","start_line":1,"kind":"intro"},{"title":"Body","start_line":12,"kind":"body"}]',
+  );
+  expect(out).toContain('repairs reported: string-to-number /start_line; enum-case /kind');
+  expect(out).toContain('stream value: {"title":"A","start_line":1}');
+  expect(out).not.toContain('stream value: {"title":"C"');
+  expect(out).toContain('stream ended: CONTRACT_VALIDATION_FAILED at /start_line (minimum), line 2');
+});
