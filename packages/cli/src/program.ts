@@ -10,6 +10,7 @@ import { ConfigurationError, quoteInput } from '@llmjson/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type BatchFlags, runBatchCommand } from './batch-command.js';
 import { runCheckCommand } from './check-command.js';
+import { COERCE_HELP } from './coerce-flag.js';
 import { type CompileFlags, runCompileCommand } from './compile-command.js';
 import { runDemoCommand } from './demo-command.js';
 import { MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
@@ -65,29 +66,34 @@ const MODES: Record<Mode, { summary: string; examples: string }> = {
     examples: `  curl -N $URL -d @req.json | llmjson jsonl --input openai --schema item.schema.json
   llmjson jsonl answer.txt --schema-ref kg.extract.v1 --diagnostics json 2>dropped.jsonl
   llmjson jsonl answer.txt --strict --require 10
-  curl -N $URL -d @req.json | llmjson jsonl --input openai --schema item.schema.json --fail-fast`,
+  curl -N $URL -d @req.json | llmjson jsonl --input openai --schema item.schema.json --fail-fast
+  llmjson jsonl answer.txt --schema item.schema.json --coerce string-to-number,enum-case`,
   },
   json: {
     summary: 'one JSON document (fence or prose around it tolerated): printed once it is complete and valid',
     examples: `  llmjson json answer.txt --schema sections.schema.json --output-file sections.json
   llmjson json --tolerate none --api < answer.txt
-  curl -N $URL | llmjson json --input anthropic --schema sections.schema.json --fail-fast`,
+  curl -N $URL | llmjson json --input anthropic --schema sections.schema.json --fail-fast
+  llmjson json answer.txt --schema sections.schema.json --coerce`,
   },
   salvage: {
     summary: 'every JSON value hidden in prose, fences or inline code, as each closes',
-    examples: '  llmjson salvage chat-log.md --schema action.schema.json',
+    examples: `  llmjson salvage chat-log.md --schema action.schema.json
+  llmjson salvage chat-log.md --schema action.schema.json --coerce enum-case`,
   },
   partial: {
     summary: 'what each chunk changed in the value so far (or the whole value so far, with --emit snapshots)',
     examples: `  curl -N $URL | llmjson partial --input anthropic
   llmjson partial answer.json --emit snapshots | tail -1
-  curl -N $URL | llmjson partial --input openai --schema doc.schema.json --fail-fast`,
+  curl -N $URL | llmjson partial --input openai --schema doc.schema.json --fail-fast
+  llmjson partial answer.json --schema doc.schema.json --coerce --emit snapshots | tail -1`,
   },
   elements: {
     summary: 'each element of a JSON array (or of the array at --path) as soon as it is complete',
     examples: `  llmjson elements answer.json --path '$.items' --schema doc.schema.json
   llmjson elements truncated.json --require 1
-  curl -N $URL | llmjson elements --input ollama --path '$.items' --schema doc.schema.json --fail-fast`,
+  curl -N $URL | llmjson elements --input ollama --path '$.items' --schema doc.schema.json --fail-fast
+  llmjson elements answer.json --path '$.items' --schema doc.schema.json --coerce string-to-number`,
   },
 };
 
@@ -145,6 +151,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         'end the run at the first violation of the schema (a value that fails it, or a prefix no completion can make valid): stop reading, exit 4, one stderr line naming the path and the rule; values already printed stay printed. Prose and syntax lines are not violations (jsonl skips them as usual). Needs --schema or --schema-ref',
       );
     }
+    command.option('--coerce [rules]', COERCE_HELP);
     if (mode === 'jsonl') {
       command.option(
         '--max-line-length <n>',
@@ -232,12 +239,13 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       '0',
     )
     .option('--fail-fast', 'end the call at the first violation of the contract and abort the request (exit 4)')
+    .option('--coerce [rules]', COERCE_HELP)
     .addOption(
       new Option('--diagnostics <format>', 'diagnostics on stderr').choices(['text', 'json', 'none']).default('text'),
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  llmjson run --prompts prompts.json --id extract --vars vars.json --base-url http://127.0.0.1:8080/v1 --model qwen2.5\n  llmjson run --prompts prompts.json --id extract --base-url http://127.0.0.1:8080/v1 --model qwen2.5 --fail-fast --retries 2\n\nWith --retries, the objects of a json or jsonl prompt are printed once their attempt is the last,\nand each retry is one line on stderr; --api prints the envelope with every attempt.\n',
+      '\nExamples:\n  llmjson run --prompts prompts.json --id extract --vars vars.json --base-url http://127.0.0.1:8080/v1 --model qwen2.5\n  llmjson run --prompts prompts.json --id extract --base-url http://127.0.0.1:8080/v1 --model qwen2.5 --fail-fast --retries 2\n  llmjson run --prompts prompts.json --id extract --base-url http://127.0.0.1:8080/v1 --model qwen2.5 --coerce string-to-number,enum-case\n\nWith --retries, the objects of a json or jsonl prompt are printed once their attempt is the last,\nand each retry is one line on stderr; --api prints the envelope with every attempt.\n',
     )
     .action(async (flags) => {
       code = await runRunCommand(flags, io);

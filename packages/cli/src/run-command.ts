@@ -22,6 +22,7 @@ import { resolve } from 'node:path';
 import { type AttemptFailure, createPromptManager, type Envelope, type Llm, parseVariables } from '@llmjson/contracts';
 import { type Diagnostic, quoteInput } from '@llmjson/core';
 import { openAICompatible, ProviderHttpError } from '@llmjson/node';
+import { coerceFromFlag } from './coerce-flag.js';
 import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { writableFile, writeCheckedOutputFile } from './output-paths.js';
@@ -47,6 +48,8 @@ export interface RunFlags {
   readonly retries?: string;
   /** End the call at the first violation of the contract. */
   readonly failFast?: boolean;
+  /** `--coerce [rules]`: `true` without a value, else the comma-separated rule names. */
+  readonly coerce?: string | boolean;
 }
 
 /** `--retries`: a whole number, 0 or more. */
@@ -119,6 +122,7 @@ function readText(io: Io, file: string, what: string): string {
 export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
   const idleTimeoutMs = seconds('--timeout', flags.timeout, 60_000);
   const retries = retriesOf(flags.retries);
+  const coerce = coerceFromFlag(flags.coerce);
   const totalTimeoutMs = seconds('--total-timeout', flags.totalTimeout, Number.POSITIVE_INFINITY);
   let config: unknown;
   try {
@@ -126,6 +130,11 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`--prompts ${quoteInput(flags.prompts)} is not JSON: ${quoteInput((error as Error).message)}`);
+  }
+  if (coerce !== undefined && responseTypeOf(config, flags.id) === 'text') {
+    throw new UsageError(
+      `--coerce needs a schema to say what to repair, and prompt ${JSON.stringify(quoteInput(flags.id))} is a text prompt: it applies to json and jsonl prompts`,
+    );
   }
   const outputFile =
     flags.outputFile === undefined ? undefined : writableFile(io.cwd, flags.outputFile, '--output-file');
@@ -141,6 +150,7 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
     registry: registryFor(flags, io),
     failFast: flags.failFast === true,
     retries,
+    ...(coerce === undefined ? {} : { coerce }),
     onDiagnostic: (d, _id, { attempt }) => {
       const text = formatDiagnostic(d, flags.diagnostics, attempt > 1 ? `${source} (attempt ${attempt})` : source);
       if (text !== undefined) io.stderr.write(text);

@@ -10,18 +10,27 @@
  * run exits 4 with one stderr line naming the line or offset, the path and the rule. Values
  * already printed stay printed. json mode watches the document as the partial mode reads it
  * (the first `{` or `[` after any prose or fence), so it can stop before the answer is whole.
+ *
+ * `--coerce [rules]` (every mode; needs a schema): a value the schema rejects as written is
+ * repaired where the schema makes it unambiguous, and printed coerced; each repair is a
+ * `recovered` diagnostic line (its message names the path and the rule), never a dropped value.
+ * With `--fail-fast`, what coercion repairs is no violation.
  */
 
 import type { Readable, Writable } from 'node:stream';
 import { canonicalJson, createEnvelope, isTruncated, parseJsonResponse } from '@llmjson/contracts';
 import {
+  type CoerceOption,
   ContractViolationError,
   createPartialBuilder,
   type Diagnostic,
+  isStandardSchema,
   isViolation,
   type JsonSchema,
+  jsonSchemaOf,
   quoteInput,
   type SchemaInput,
+  withCoercion,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
 import {
@@ -32,6 +41,7 @@ import {
   createSalvageStream,
   type ProviderStream,
 } from '@llmjson/node';
+import { coerceFromFlag } from './coerce-flag.js';
 import { type DiagnosticsFormat, formatDiagnostic, MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { openInputFile, writableFile, writeCheckedOutputFile } from './output-paths.js';
@@ -70,6 +80,8 @@ export interface StreamFlags extends SchemaFlags {
   readonly tolerate?: 'fence-and-prose' | 'none';
   /** End the run at the first contract violation (exit 4). */
   readonly failFast?: boolean;
+  /** `--coerce [rules]`: `true` without a value, else the comma-separated rule names. */
+  readonly coerce?: string | boolean;
 }
 
 export interface Io extends Context {
@@ -115,11 +127,21 @@ export async function runStreamCommand(
   io: Io,
 ): Promise<number> {
   // Everything that can be wrong with the command line is found before any input is read.
+  const coerce = coerceFromFlag(flags.coerce);
   const { schema, schemaRef } = await loadSchemaFlags(flags, io);
   if (mode !== 'elements' && flags.path !== undefined) throw new UsageError('--path applies to the elements mode only');
   const failFast = flags.failFast === true;
   if (failFast && schema === undefined) {
     throw new UsageError('--fail-fast needs a schema to check against: add --schema or --schema-ref');
+  }
+  if (coerce !== undefined && schema === undefined) {
+    throw new UsageError('--coerce needs a schema to say what to repair: add --schema or --schema-ref');
+  }
+  if (coerce !== undefined && schema !== undefined && isStandardSchema(schema) && jsonSchemaOf(schema) === undefined) {
+    // Found here for json mode too, which would otherwise meet it only once the answer is read.
+    throw new UsageError(
+      `--coerce needs the schema's JSON Schema to know what to repair, and this ${quoteInput(String(schema['~standard'].vendor))} schema exports none (zod 4 and arktype 2 do; valibot through @valibot/to-json-schema)`,
+    );
   }
   const outputFile =
     flags.outputFile === undefined ? undefined : writableFile(io.cwd, flags.outputFile, '--output-file');
@@ -141,6 +163,8 @@ export async function runStreamCommand(
     ...(schema === undefined ? {} : { schema }),
     ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
     ...(failFast ? { failFast } : {}),
+    // The Node streams bring the coercion themselves (coerceWith).
+    ...(coerce === undefined ? {} : { coerce }),
     onDiagnostic,
   };
   // The streams check their options when they are made (an invalid --path, say): before the input is opened.
@@ -220,7 +244,7 @@ export async function runStreamCommand(
   const maxLength = flags.maxLength ?? DEFAULT_MAX_LENGTH;
   let tooLong = false;
   if (mode === 'json') {
-    const watch = failFast ? documentWatcher(schema, flags.discriminator) : undefined;
+    const watch = failFast ? documentWatcher(schema, flags.discriminator, coerce) : undefined;
     text.setEncoding?.('utf8');
     for await (const chunk of text) {
       const piece = typeof chunk === 'string' ? chunk : String(chunk);
@@ -254,11 +278,12 @@ export async function runStreamCommand(
             schema: schema as JsonSchema | undefined,
             ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
             ...(flags.tolerate === undefined ? {} : { tolerate: flags.tolerate }),
+            ...(coerce === undefined ? {} : { coerce }),
             finishReason: provider?.finishReason,
           })
         : undefined;
     if (outcome?.status === 'succeeded') {
-      // A recovered document (a trailing comma removed) is printed, and the recovery said.
+      // A recovered document (a trailing comma removed, a value coerced) is printed, and each recovery said.
       for (const d of outcome.diagnostics ?? []) onDiagnostic(d);
       json = outcome.json;
       await print(json);
@@ -392,17 +417,19 @@ function answerText(json: unknown): string {
 /**
  * json mode under --fail-fast: the document read as it streams (by the partial builder, which
  * finds it after any prose or fence) and checked as each subtree closes; returns the first
- * violation of a piece of the answer, once.
+ * violation of a piece of the answer, once. With `coerce`, what coercion repairs is no violation.
  */
 function documentWatcher(
   schema: SchemaInput | undefined,
   discriminator: string | undefined,
+  coerce: CoerceOption | undefined,
 ): (piece: string) => ContractViolationError | undefined {
   let found: ContractViolationError | undefined;
   const builder = createPartialBuilder(
     {
       ...(schema === undefined ? {} : { schema }),
       ...(discriminator === undefined ? {} : { discriminator }),
+      ...(coerce === undefined ? {} : { coerce, coerceWith: withCoercion }),
       compileJsonSchema: compileSchema,
       snapshots: false,
     },

@@ -46,14 +46,24 @@
  *   conversation so far (`LlmRequest.messages`) and a correction (`correction`, see
  *   correction.ts) naming the path, the rule, the offending excerpt and the expected shape. A cut
  *   off answer is not retried. The envelope lists every attempt (`attempts`).
+ * - coerce (json and jsonl prompts; manager option, overridable per call): a document or line
+ *   the schema rejects as written is repaired where the schema makes the repair unambiguous
+ *   (`true`: every coercion; a list: those; docs/decisions/018 section 4), validated again and
+ *   delivered coerced; each repair is a `recovered` diagnostic (`rule`, `path`) in the
+ *   envelope's `diagnostics` and through `onDiagnostic`. A document coerced into validity
+ *   succeeds. With `failFast`, nothing a turned-on coercion could repair ends the call (JSONL
+ *   lines are then checked once complete; a JSON document's prefix checks skip what coercion
+ *   repairs).
  * Configuration problems (unknown prompt, missing or broken schema, bad variables) throw
  * `ContractConfigurationError` before the model is called. What the model function itself
  * throws, and what `onDiagnostic` throws, reaches the caller unchanged (they are not answers).
  */
 
 import {
+  type CoerceOption,
   ConfigurationError,
   ConfigurationErrorCode,
+  coercionRules,
   createElementScanner,
   createJsonlDecoder,
   createPartialBuilder,
@@ -68,6 +78,7 @@ import {
   type SchemaInput,
   type SchemaValue,
   type StandardSchemaV1,
+  withCoercion,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
 import { type CatalogReport, checkCatalog } from './catalog.js';
@@ -111,7 +122,7 @@ import {
   renderTemplate,
   type Variables,
 } from './prompt-config.js';
-import { incompleteOutcome, isTruncated, parseJsonResponse } from './responses.js';
+import { coercingValidator, incompleteOutcome, isTruncated, parseJsonResponse } from './responses.js';
 import { compileContractSchema, createSchemaRegistry, type SchemaRegistry } from './schema-registry.js';
 
 export interface PromptManagerOptions {
@@ -153,6 +164,14 @@ export interface PromptManagerOptions {
    * it showed of the failed answer (when nobody iterates, as soon as the attempt fails).
    */
   readonly onRetry?: (failure: AttemptFailure, promptId: string) => void;
+  /**
+   * json and jsonl prompts: repair what the schema makes unambiguous in a document or line it
+   * rejects as written (`"5"` for a number, `"Red"` for the enum value `"red"`…), validate
+   * again, and deliver the coerced copy, each repair a `recovered` diagnostic with `rule` and
+   * `path`. `true`: every coercion; a list of them (`['string-to-number', 'enum-case']`).
+   * Default `false`: values are never changed. Overridable per call.
+   */
+  readonly coerce?: CoerceOption;
 }
 
 export interface CallOptions {
@@ -163,6 +182,8 @@ export interface CallOptions {
   readonly retries?: number;
   /** This call's `correction` (default: the manager's). */
   readonly correction?: Correction;
+  /** This call's `coerce` (default: the manager's). */
+  readonly coerce?: CoerceOption;
 }
 
 /** `T`: the values yielded; `J`: the envelope's `result.json` (both `unknown` by default). */
@@ -331,6 +352,8 @@ interface Prepared {
   /** The envelope's schema section, for a Standard Schema. */
   readonly schemaSection: EnvelopeSchema | undefined;
   readonly discriminator: string | false | undefined;
+  /** The `coerce` option of a json or jsonl prompt, when it turns any coercion on. */
+  readonly coerce: CoerceOption | undefined;
 }
 
 /**
@@ -358,6 +381,7 @@ class Manager implements PromptManager {
   constructor(config: unknown, options: PromptManagerOptions) {
     checkRetries(options.retries, 'createPromptManager');
     checkCorrection(options.correction, 'createPromptManager');
+    checkCoerce(options.coerce, 'createPromptManager');
     this.config = checkPromptConfig(config);
     this.registry = options.registry ?? createSchemaRegistry();
     this.options = options;
@@ -397,6 +421,7 @@ class Manager implements PromptManager {
   private prepare(id: string, vars: Variables, options: CallOptions): Prepared {
     checkRetries(options.retries, 'the call options');
     checkCorrection(options.correction, 'the call options');
+    checkCoerce(options.coerce, 'the call options');
     const entry = this.entry(id);
     const responseType = entry['response-type'] ?? 'text';
     let schema: SchemaInput | undefined;
@@ -423,8 +448,11 @@ class Manager implements PromptManager {
         { promptId: id },
       );
     }
+    // Coercion applies to json and jsonl prompts (a text prompt has no schema to guide it).
+    const coerceOption = options.coerce ?? this.options.coerce;
+    const coerce = responseType !== 'text' && coercionRules(coerceOption) !== undefined ? coerceOption : undefined;
     if (schema !== undefined) {
-      compileContractSchema(
+      const compiled = compileContractSchema(
         schema,
         entry.schema_ref === undefined
           ? `the schema of prompt "${quoteInput(id)}"`
@@ -432,6 +460,8 @@ class Manager implements PromptManager {
         entry.discriminator === undefined ? {} : { discriminator: entry.discriminator },
         { promptId: id },
       );
+      // Before the call: a Standard Schema without a JSON Schema export cannot guide coercion.
+      if (coerce !== undefined) coercingValidator(compiled, schema, coerce);
     }
     const rendered = this.render(id, vars);
     let requestSchema: JsonSchema | undefined = schema as JsonSchema | undefined;
@@ -459,6 +489,7 @@ class Manager implements PromptManager {
       schemaRef: entry.schema_ref,
       schemaSection,
       discriminator: entry.discriminator,
+      coerce,
     };
   }
 
@@ -497,7 +528,7 @@ class Manager implements PromptManager {
     attempt: number,
     messages: readonly LlmMessage[],
   ): AsyncGenerator<unknown, Attempt> {
-    const { id, responseType, schema, discriminator, failFast } = prepared;
+    const { id, responseType, schema, discriminator, failFast, coerce } = prepared;
     const ready: unknown[] = [];
     const values: unknown[] = [];
     const diagnostics: Diagnostic[] = [];
@@ -522,8 +553,13 @@ class Manager implements PromptManager {
       compileJsonSchema: compileSchema,
       ...(schema === undefined ? {} : { schema }),
       ...(discriminator === undefined ? {} : { discriminator }),
+      // Every engine coerces alike: JSONL lines, array elements, the document (and the failFast
+      // builder, whose prefix checks then skip what coercion repairs).
+      ...(coerce === undefined ? {} : { coerce, coerceWith: withCoercion }),
     };
-    // failFast: a JSONL line is checked while it streams too, so the call ends before it completes.
+    // failFast: a JSONL line is checked while it streams too, so the call ends before it completes
+    // (not under coerce: the decoder then checks lines once complete, as a coercible line
+    // breaks the schema in its text yet is delivered).
     const jsonlOptions = { ...schemaOptions, prefixCheck: failFast, prefixCheckWith: linePrefixCheck };
     let engine =
       responseType === 'jsonl'
@@ -937,6 +973,16 @@ interface Attempt {
   readonly text: string;
   /** What failed, when something was read. */
   readonly invalid?: { readonly value: unknown };
+}
+
+/** `coerce`: `true`, `false` or a list of coercions; else ConfigurationError naming the allowed ones. */
+function checkCoerce(coerce: unknown, where: string): void {
+  try {
+    coercionRules(coerce);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    throw new ConfigurationError(error.code, `${where}: ${error.message}`);
+  }
 }
 
 function checkRetries(retries: unknown, where: string): void {

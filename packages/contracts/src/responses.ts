@@ -25,22 +25,39 @@
  *   result (an empty result is `[]` with a warning, still a success).
  * - An answer the provider cut off at the token limit is `incomplete` whatever its text
  *   looks like: it is never parsed or repaired into a complete-looking document.
+ * - Coercion (`coerce: true | CoercionRule[]`, opt-in, docs/decisions/018 section 4): a
+ *   document (or a JSONL line) the schema rejects as written is repaired where the schema makes
+ *   the repair unambiguous (`"5"` for a number…) and validated again; a coerced `json`
+ *   document succeeds with `recovered: true` and one `recovered` diagnostic per repair (`rule`,
+ *   `path`) in `diagnostics`, a coerced JSONL line is kept after its `recovered` diagnostics. A
+ *   coerced candidate counts as matching for the order of preference (as in core's
+ *   `extractJson`). What coercion cannot make valid fails exactly as without it. `coerce`
+ *   needs a schema (else `ConfigurationError`), and with a Standard Schema its JSON Schema export.
  */
 
 import {
+  type CoerceOption,
+  type CoercionFix,
   type CompiledSchema,
   ConfigurationError,
+  ConfigurationErrorCode,
+  coercionRules,
   DEFAULT_MAX_DEPTH,
   type Diagnostic,
   depthExceeds,
+  excerptAround,
   extractJson,
+  isStandardSchema,
   type JsonlOptions,
+  jsonSchemaOf,
   mayExceedDepth,
   parseJsonl,
+  quoteInput,
   type SalvagedValue,
   type SchemaInput,
   type SchemaValue,
   type ValidationResult,
+  withCoercion,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
 import { type ContractFailure, FailureDetail, type IncompleteAnswer } from './errors.js';
@@ -72,9 +89,12 @@ export interface JsonSuccess<T = unknown> {
   readonly branch?: string;
   /** Where the document was found: the whole text, a fence, inline code, or prose. */
   readonly source: 'document' | 'fence' | 'inline' | 'embedded';
-  /** Present when the document was read only after a documented recovery (a trailing comma). */
+  /**
+   * Present when the document was read only after a documented recovery (a trailing comma), or
+   * matched its schema only once coerced (`coerce`).
+   */
   readonly recovered?: true;
-  /** The `recovered` diagnostics of the document (present with `recovered`). */
+  /** The `recovered` diagnostics of the document (present with `recovered`; a coercion's carry `rule` and `path`). */
   readonly diagnostics?: readonly Diagnostic[];
 }
 
@@ -96,6 +116,13 @@ export interface ParseJsonOptions<S extends SchemaInput = SchemaInput> {
   readonly finishReason?: string | undefined;
   /** Deepest nesting of the document, in levels (`[]` is 1). Default 512; deeper is `NOT_JSON`. */
   readonly maxDepth?: number | undefined;
+  /**
+   * Repair what the schema makes unambiguous in a document it rejects as written (`true`: every
+   * coercion; a list: those), validate again, and report each repair as a `recovered`
+   * diagnostic with `rule` and `path` (the success then has `recovered: true`). Needs `schema`.
+   * Default `false`: the document is never changed.
+   */
+  readonly coerce?: CoerceOption | undefined;
 }
 
 function failure(detail: FailureDetail, message: string, errors: ContractFailure['errors'] = []): ContractFailure {
@@ -107,15 +134,78 @@ function success(found: Pick<SalvagedValue, 'value' | 'source'>, branch: string 
   return branch === undefined ? outcome : { ...outcome, branch };
 }
 
-/** A salvaged document's success, with its recovery notes when it needed one. */
-function salvaged(found: SalvagedValue, branch: string | undefined, diagnostics: readonly Diagnostic[]): JsonSuccess {
+/**
+ * A salvaged document's success, with its recovery notes when it needed one: the scanner's (a
+ * trailing comma), and its coercions — those salvage reported at the value's start (`rule`), or
+ * `fixes`, made here when the value is coerced after salvage found it.
+ */
+function salvaged(
+  found: SalvagedValue,
+  branch: string | undefined,
+  diagnostics: readonly Diagnostic[],
+  fixes: readonly Diagnostic[] = [],
+): JsonSuccess {
   const outcome = success(found, branch);
-  if (found.recovered !== true && found.repaired !== true) return outcome;
   // The notes of this value: inside it, or (a comma after the document) after it.
-  const notes = diagnostics.filter(
-    (d) => d.reason === 'recovered' && d.offset >= found.start && (d.offset < found.end || found.source === 'document'),
+  const inValue = (d: Diagnostic) =>
+    d.reason === 'recovered' && d.offset >= found.start && (d.offset < found.end || found.source === 'document');
+  const notes =
+    found.recovered === true || found.repaired === true
+      ? diagnostics.filter(inValue)
+      : diagnostics.filter((d) => inValue(d) && d.rule !== undefined && d.offset === found.start);
+  if (notes.length === 0 && fixes.length === 0) return outcome;
+  return { ...outcome, recovered: true, diagnostics: [...notes, ...fixes] };
+}
+
+/**
+ * `compiled` with coercion (core's `withCoercion`) when `coerce` turns any on, guided by the
+ * JSON Schema (a Standard Schema's export); else `compiled`. Throws ConfigurationError, as
+ * core's engines do, for an invalid `coerce`, `coerce` without a schema, or a Standard Schema
+ * without a JSON Schema export.
+ */
+export function coercingValidator(
+  compiled: CompiledSchema | undefined,
+  schema: SchemaInput | undefined,
+  coerce: unknown,
+): CompiledSchema | undefined {
+  const rules = coercionRules(coerce);
+  if (rules === undefined) return compiled;
+  if (compiled === undefined || schema === undefined) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      'coerce needs a schema: coercion repairs only what a schema makes unambiguous',
+    );
+  }
+  if (!isStandardSchema(schema)) return withCoercion(compiled, schema, rules);
+  const guide = jsonSchemaOf(schema);
+  if (guide === undefined) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `coerce needs the schema's JSON Schema to know what to repair, and the ${quoteInput(String(schema['~standard'].vendor))} schema exports none; remove coerce or use a schema with a JSON Schema export (zod 4, arktype 2, valibot through @valibot/to-json-schema)`,
+    );
+  }
+  return withCoercion(compiled, guide, rules);
+}
+
+/** The `recovered` diagnostics of the coercions of a document that starts at `offset` (its text: `text`). */
+function coercionNotes(
+  result: ValidationResult,
+  offset: number,
+  text: string,
+): { value: unknown; notes: Diagnostic[] } | undefined {
+  if (!result.valid || result.fixes === undefined) return undefined;
+  const notes = result.fixes.map(
+    (fix: CoercionFix): Diagnostic => ({
+      reason: 'recovered',
+      offset,
+      excerpt: excerptAround(text),
+      message: fix.message,
+      path: fix.path,
+      rule: fix.rule,
+      ...(result.branch === undefined ? {} : { branch: result.branch }),
+    }),
   );
-  return { ...outcome, recovered: true, diagnostics: notes };
+  return { value: result.value, notes };
 }
 
 function tooDeep(maxDepth: number, where: string): ContractFailure {
@@ -161,7 +251,11 @@ function parseJson(text: string, options: ParseJsonOptions): JsonOutcome {
   const { schema, discriminator } = options;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const compileOptions = discriminator === undefined ? {} : { discriminator };
-  const compiled = schema === undefined ? undefined : compileSchemaInput(schema, compileOptions);
+  const plain = schema === undefined ? undefined : compileSchemaInput(schema, compileOptions);
+  // With `coerce`, a document the schema rejects as written is coerced and validated again.
+  const compiled = coercingValidator(plain, schema, options.coerce);
+  const coerce =
+    compiled === plain || options.coerce === undefined ? {} : { coerce: options.coerce, coerceWith: withCoercion };
   if (options.tolerate === 'none') {
     let json: unknown;
     try {
@@ -174,6 +268,15 @@ function parseJson(text: string, options: ParseJsonOptions): JsonOutcome {
     const result = compiled === undefined ? undefined : validate(compiled, json);
     if (result !== undefined && !result.valid)
       return failure(FailureDetail.schemaMismatch, result.message, result.errors);
+    const start = text.length - text.trimStart().length;
+    const coerced = result === undefined ? undefined : coercionNotes(result, start, text.trim());
+    if (coerced !== undefined) {
+      return {
+        ...success({ value: coerced.value, source: 'document' }, result?.branch),
+        recovered: true,
+        diagnostics: coerced.notes,
+      };
+    }
     return success({ value: json, source: 'document' }, result?.branch);
   }
   // Salvage finds the candidates in order of preference; the first that matches wins. Its
@@ -192,12 +295,17 @@ function parseJson(text: string, options: ParseJsonOptions): JsonOutcome {
   }
   if (compiled === undefined || schema === undefined) return salvaged(preferred, undefined, diagnostics);
   const first = validate(compiled, preferred.value);
-  if (first.valid) return salvaged(preferred, first.branch, diagnostics);
+  if (first.valid) {
+    const coerced = coercionNotes(first, preferred.start, text.slice(preferred.start, preferred.end));
+    if (coerced === undefined) return salvaged(preferred, first.branch, diagnostics);
+    return salvaged({ ...preferred, value: coerced.value }, first.branch, diagnostics, coerced.notes);
+  }
   diagnostics.length = 0;
   const matching = extractJson(text, {
     schema,
     compileJsonSchema: compileSchema,
     ...compileOptions,
+    ...coerce,
     ...salvageOptions,
   });
   if (matching !== undefined) return salvaged(matching, matching.branch, diagnostics);
@@ -223,12 +331,13 @@ export interface JsonlOutcome<T = unknown> {
  */
 export function parseJsonlResponse<S extends SchemaInput = SchemaInput>(
   text: string,
-  options: Pick<JsonlOptions<S>, 'schema' | 'discriminator' | 'maxLineLength'> & {
+  options: Pick<JsonlOptions<S>, 'schema' | 'discriminator' | 'maxLineLength' | 'coerce'> & {
     finishReason?: string | undefined;
   } = {},
 ): JsonlOutcome<SchemaValue<S>> {
   const { finishReason, ...jsonl } = options;
-  const result = parseJsonl(text, { compileJsonSchema: compileSchema, ...jsonl });
+  // With `coerce`, a line the schema rejects as written is coerced (the decoder reports each repair).
+  const result = parseJsonl(text, { compileJsonSchema: compileSchema, coerceWith: withCoercion, ...jsonl });
   const warnings = result.values.length === 0 ? ['no valid objects in the answer'] : [];
   const status = isTruncated(finishReason) ? 'incomplete' : 'succeeded';
   return {
