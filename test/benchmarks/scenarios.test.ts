@@ -277,8 +277,8 @@ describe('elements', () => {
 describe('prefix check', () => {
   const cases = prefixCheck.cases(true);
 
-  test('one quick case each (partial builder, JSONL decoder), prefix checks on against off, on the same input', () => {
-    expect(cases.map((c) => c.label)).toStrictEqual(['10 KB', 'JSONL 10 KB']);
+  test('one quick case each (partial builder, JSONL decoder, element scanner), prefix checks on against off, on the same input', () => {
+    expect(cases.map((c) => c.label)).toStrictEqual(['10 KB', 'JSONL 10 KB', 'elements 10 KB']);
     const names: Record<string, [string, string]> = {
       '10 KB': [
         'llmjson createPartialBuilder, schema, prefix checks on (default)',
@@ -287,6 +287,10 @@ describe('prefix check', () => {
       'JSONL 10 KB': [
         'llmjson createJsonlDecoder, schema, prefixCheck: true',
         'llmjson createJsonlDecoder, schema, prefixCheck: false (default)',
+      ],
+      'elements 10 KB': [
+        'llmjson createElementScanner, element schema, prefixCheck: true',
+        'llmjson createElementScanner, element schema, prefixCheck: false (default)',
       ],
     };
     for (const c of cases) {

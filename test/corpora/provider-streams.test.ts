@@ -3,13 +3,13 @@
  * from the Vercel AI SDK fixtures), replayed as the AI SDK replays them: each line of a
  * `*.chunks.txt` as `data: <line>\n\n`, then `data: [DONE]\n\n`; a `*.sse` file as is.
  *
- * OpenAI-compatible Chat Completions, OpenAI Responses and Anthropic Messages streams are
- * decoded: the text equals the collector's concatenation of the text blocks, the argument pieces
+ * OpenAI-compatible Chat Completions, OpenAI Responses, Anthropic Messages and Google Gemini
+ * streams are decoded: the text equals the collector's concatenation of the text blocks, the argument pieces
  * of each tool call equal the collector's concatenation (where the collector has `""`, the
  * decoder's documented rule gives the input sent up front, or `{}`), finish reason, usage and
  * model are the values the streams carry, and every chunking gives the same result.
  *
- * Bedrock, Cohere and Google streams are not decoded: under `auto` each is reported by name
+ * Bedrock and Cohere streams are not decoded: under `auto` each is reported by name
  * (a `schema` diagnostic, then the count of ignored events), never silently empty.
  */
 import { readFileSync } from 'node:fs';
@@ -152,6 +152,26 @@ const EXPECTED: Record<string, { provider: ProviderInput; model: string; finishR
     model: 'claude-haiku-4-5-20251001',
     finishReason: 'tool_calls',
   },
+  // Usage repeats on every event; thinking tokens count as output (thoughtsTokenCount).
+  'google-text.chunks.txt': {
+    provider: 'gemini',
+    model: 'gemini-3-pro-preview',
+    finishReason: 'STOP',
+    usage: usage(9, 208, 217),
+  },
+  // Vertex partialArgs: arguments streamed as values at JSON paths, assembled per call.
+  'google-stream-tool-call-arguments.chunks.txt': {
+    provider: 'gemini',
+    model: 'gemini-3.1-pro-preview',
+    finishReason: 'STOP',
+    usage: usage(26, 155, 181),
+  },
+  'google-vertex-stream-tool-call-arguments-nested.1.chunks.txt': {
+    provider: 'gemini',
+    model: 'gemini-3.1-pro-preview',
+    finishReason: 'STOP',
+    usage: usage(31, 1710, 1741),
+  },
   'openai-text.chunks.txt': {
     provider: 'openai',
     model: 'gpt-4.1-nano-2025-04-14',
@@ -173,11 +193,10 @@ const EMPTY_PIECES_READ_AS: Record<string, string> = {
   'anthropic-programmatic-tool-calling.1.chunks.txt message1.block2': '{"player":"player1"}',
 };
 
-const DECODED = /^(?:OpenAI-compatible Chat Completions|OpenAI Responses|Anthropic Messages)/;
+const DECODED = /^(?:OpenAI-compatible Chat Completions|OpenAI Responses|Anthropic Messages|Google Gemini)/;
 const NOT_DECODED: Record<string, string> = {
   'Amazon Bedrock': 'Amazon Bedrock ConverseStream',
   'Cohere v2': 'Cohere v2 chat',
-  'Google Gemini': 'Google Gemini',
 };
 
 const entries = index.present ? index.load() : [];
@@ -277,6 +296,22 @@ describe.skipIf(!index.present)('provider decoder over recorded streams', () => 
       expect(call).toMatchObject({ name: 'rollDie', complete: true });
       expect(JSON.parse(call.arguments)).toEqual({ player: expect.stringMatching(/^player[12]$/) });
     }
+  });
+
+  test('Google partialArgs tool calls: arguments assembled at their JSON paths, one call per functionCall name', () => {
+    const weather = run([body('google-stream-tool-call-arguments.chunks.txt')]);
+    expect(weather.toolCalls.map((c) => [c.key, c.name, JSON.parse(c.arguments), c.complete])).toEqual([
+      ['candidate0.function_call0', 'getWeather', { location: 'Boston' }, true],
+      ['candidate0.function_call1', 'getWeather', { location: 'San Francisco' }, true],
+    ]);
+    const nested = run([body('google-vertex-stream-tool-call-arguments-nested.1.chunks.txt')]);
+    expect(nested.toolCalls).toHaveLength(1);
+    const args = JSON.parse(nested.toolCalls[0]?.arguments ?? '');
+    expect(args.recipe.name).toBe('Lasagna');
+    expect(args.recipe.ingredients).toHaveLength(10);
+    expect(args.recipe.ingredients[0]).toEqual({ amount: '16 oz', name: 'Lasagna noodles' });
+    expect(args.recipe.steps).toHaveLength(10);
+    expect(args.recipe.steps[1]).toBe('Cook lasagna noodles according to package directions, drain and set aside.');
   });
 
   describe.each(others.map((e) => [e.file, e] as const))('%s (not decoded)', (file, entry) => {

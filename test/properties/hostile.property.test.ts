@@ -154,7 +154,7 @@ const ENGINES: EngineRun[] = [
     },
     check: (stats, out) => expect(stats.updates).toBe(out.values.length),
   },
-  ...(['auto', 'openai', 'openai-responses', 'anthropic', 'ollama'] as const).map(
+  ...(['auto', 'openai', 'openai-responses', 'anthropic', 'ollama', 'gemini'] as const).map(
     (input): EngineRun => ({
       name: `provider decoder (${input})`,
       create: (_o, call, out) =>

@@ -9,9 +9,21 @@
  * union, every branch strict, `"type"` first) in 4-character chunks, with `prefixCheck: true`
  * (each line checked while it streams) against the default (each line checked when complete).
  * Both validate every line with ajv. Target: ≤ 1.3×.
+ *
+ * And the element scanner on a JSON array of the same union's objects (elements of about 200
+ * bytes) in 4-character chunks, with `prefixCheck: true` (each element checked while it streams)
+ * against `prefixCheck: false` (each element checked when complete). Both validate every
+ * element with ajv. Target: ≤ 1.3×, which decides whether the scanner checks prefixes by default.
  */
 
-import { createJsonlDecoder, createPartialBuilder, type JsonSchema, linePrefixCheck } from '@llmjson/core';
+import {
+  createElementScanner,
+  createJsonlDecoder,
+  createPartialBuilder,
+  elementPrefixCheck,
+  type JsonSchema,
+  linePrefixCheck,
+} from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
 import { type Entrant, Layer } from '../entrants.js';
 import { compare, fastestOf, ratio } from '../harness.js';
@@ -29,10 +41,15 @@ const JSONL_FULL_SIZES = [100_000];
 const JSONL_QUICK_SIZES = [10_000];
 const JSONL_ON = 'llmjson createJsonlDecoder, schema, prefixCheck: true';
 const JSONL_OFF = 'llmjson createJsonlDecoder, schema, prefixCheck: false (default)';
+const ELEMENT_FULL_SIZES = [100_000];
+const ELEMENT_QUICK_SIZES = [10_000];
+const ELEMENT_ON = 'llmjson createElementScanner, element schema, prefixCheck: true';
+const ELEMENT_OFF = 'llmjson createElementScanner, element schema, prefixCheck: false (default)';
 /** The two entrants each case compares: [on, off]. */
 const PAIRS: readonly (readonly [string, string])[] = [
   [ON, OFF],
   [JSONL_ON, JSONL_OFF],
+  [ELEMENT_ON, ELEMENT_OFF],
 ];
 
 const text = (maxLength: number) => ({ type: 'string', maxLength });
@@ -122,8 +139,54 @@ function jsonlDecoder(chunks: readonly string[], schema: JsonSchema, prefixCheck
   };
 }
 
+function elementScanner(chunks: readonly string[], schema: JsonSchema, prefixCheck: boolean): Entrant {
+  return {
+    name: prefixCheck ? ELEMENT_ON : ELEMENT_OFF,
+    layer: Layer.engine,
+    ours: prefixCheck,
+    run() {
+      const values: unknown[] = [];
+      let diagnostics = 0;
+      const scanner = createElementScanner(
+        { elementSchema: schema, compileJsonSchema: compileSchema, prefixCheck, prefixCheckWith: elementPrefixCheck },
+        {
+          value(record) {
+            values.push(record.value);
+          },
+          diagnostic() {
+            diagnostics++;
+          },
+        },
+      );
+      for (const chunk of chunks) scanner.write(chunk);
+      scanner.end();
+      if (diagnostics !== 0) throw new Error(`${diagnostics} diagnostics on a valid array`);
+      return values;
+    },
+  };
+}
+
 function cases(quick: boolean): Case[] {
-  return [...builderCases(quick), ...jsonlCases(quick)];
+  return [...builderCases(quick), ...jsonlCases(quick), ...elementCases(quick)];
+}
+
+/** The JSONL answer's objects (about 200 bytes each) as one JSON array. */
+function elementCases(quick: boolean): Case[] {
+  const schema = triadSchema();
+  return (quick ? ELEMENT_QUICK_SIZES : ELEMENT_FULL_SIZES).map((chars, i): Case => {
+    const answer = jsonlAnswer(chars, 140 + i, 0, triadObjects());
+    const text = `[${answer.lines.join(',')}]`;
+    const chunks = charChunks(text, CHUNK).strings;
+    const expected = answer.valid;
+    return {
+      label: `elements ${formatSize(chars)}`,
+      size: Buffer.byteLength(text),
+      contestants: [elementScanner(chunks, schema, true), elementScanner(chunks, schema, false)].map((entrant) => ({
+        entrant,
+        expected,
+      })),
+    };
+  });
 }
 
 function jsonlCases(quick: boolean): Case[] {
@@ -158,14 +221,17 @@ function builderCases(quick: boolean): Case[] {
 
 export const prefixCheck: Scenario = {
   name: 'prefix-check',
-  title: 'Prefix validation: the partial builder and the JSONL decoder with and without prefix checks',
+  title:
+    'Prefix validation: the partial builder, the JSONL decoder and the element scanner with and without prefix checks',
   about:
     "The partial scenario's seeded document (10 KB and 100 KB; 10 KB with --quick) in 4-character deltas, into createPartialBuilder with a JSON Schema that " +
     'bounds every value (types, additionalProperties: false, maxLength on every string, maxItems, minimum/maximum), compiled with ajv: ' +
     'prefix checks on (the default) against prefixCheck: false. Both check completed subtrees and the document with ajv. ' +
     `Target: prefix checks cost at most ${TARGET}× the builder without them. ` +
     "Then the JSONL decoder on the matrix's short-line answer (100 KB; 10 KB with --quick; the 3-branch discriminated union, every branch strict) " +
-    `in 4-character chunks, prefixCheck: true against the default (false); both validate every line with ajv. Target: at most ${TARGET}×.`,
+    `in 4-character chunks, prefixCheck: true against the default (false); both validate every line with ajv. Target: at most ${TARGET}×. ` +
+    'Then the element scanner on the same kind of objects (about 200 bytes each) as one JSON array (100 KB; 10 KB with --quick), ' +
+    `in 4-character chunks, prefixCheck: true against false; both validate every element with ajv. Target: at most ${TARGET}×.`,
   cases,
   async run(context) {
     const rows: string[][] = [];
@@ -178,15 +244,18 @@ export const prefixCheck: Scenario = {
       const on = timings.find((t) => t.name === pair?.[0]);
       const off = timings.find((t) => t.name === pair?.[1]);
       if (on === undefined || off === undefined) continue;
-      const jsonl = on.name === JSONL_ON;
+      const kind = on.name === JSONL_ON ? 'jsonl' : on.name === ELEMENT_ON ? 'elements' : 'builder';
       const r = ratio(on, off);
       // The fastest run per round is less disturbed by other processes on a busy machine.
       const fastest = ratio(fastestOf(on), fastestOf(off));
       rows.push([c.label, on.medianMs.toFixed(2), off.medianMs.toFixed(2), formatSpread(r), formatSpread(fastest)]);
       targets.push({
-        target: jsonl
-          ? `JSONL prefix checks: ≤ ${TARGET}× the JSONL decoder without them (4-char chunks, same schema)`
-          : `prefix checks: ≤ ${TARGET}× the partial builder without them (4-char chunks, same schema)`,
+        target:
+          kind === 'jsonl'
+            ? `JSONL prefix checks: ≤ ${TARGET}× the JSONL decoder without them (4-char chunks, same schema)`
+            : kind === 'elements'
+              ? `element prefix checks: ≤ ${TARGET}× the element scanner without them (4-char chunks, ~200-byte elements, same schema)`
+              : `prefix checks: ≤ ${TARGET}× the partial builder without them (4-char chunks, same schema)`,
         basis: `${on.name} vs ${off.name}, ${c.label}`,
         measured: `time relative to prefixCheck: false: ${formatRatio(r.median)} (${formatRatio(r.min)}–${formatRatio(r.max)})`,
         met: r.median <= TARGET,
@@ -194,7 +263,7 @@ export const prefixCheck: Scenario = {
       data.push({ label: c.label, timings });
     }
     const table: Table = {
-      caption: `Time of one run in ms (median over rounds), and on ÷ off (target ≤ ${TARGET}×; medians, then fastest runs). Rows: the partial builder (prefix checks on by default), then the JSONL decoder (off by default).`,
+      caption: `Time of one run in ms (median over rounds), and on ÷ off (target ≤ ${TARGET}×; medians, then fastest runs). Rows: the partial builder (prefix checks on by default), then the JSONL decoder (off by default), then the element scanner.`,
       header: ['case', 'prefix checks on', 'prefix checks off', 'on ÷ off', 'on ÷ off, fastest run per round'],
       rows,
     };
@@ -206,6 +275,7 @@ export const prefixCheck: Scenario = {
       notes: [
         'Both entrants must deliver the final value JSON.parse gives, with no diagnostic, before they are timed.',
         'JSONL: both entrants must deliver every line of the answer (all valid), with no diagnostic, before they are timed.',
+        'Elements: both entrants must deliver every element of the array (all valid), with no diagnostic, before they are timed.',
       ],
       targets,
       data,

@@ -134,7 +134,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       .argument('[file]', 'input file (default: stdin)')
       .addOption(
         new Option('--input <format>', 'what the input is: model text, or a provider stream to decode')
-          .choices(['text', 'openai', 'openai-responses', 'anthropic', 'ollama', 'auto'])
+          .choices(['text', 'openai', 'openai-responses', 'anthropic', 'ollama', 'gemini', 'auto'])
           .default('text'),
       )
       .option('--api', 'print the envelope {status, result, error} instead of the values')

@@ -28,6 +28,7 @@ import {
   isViolation,
   type JsonSchema,
   jsonSchemaOf,
+  type ProviderInput,
   quoteInput,
   type SchemaInput,
   withCoercion,
@@ -63,7 +64,7 @@ export const DEFAULT_MAX_LENGTH = 64 * 1024 * 1024;
  * grows with the input; whole snapshots grow with the square of it (docs/decisions/014).
  */
 export const DEFAULT_PARTIAL_EMIT: PartialEmit = 'changes';
-export type InputFormat = 'text' | 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'auto';
+export type InputFormat = 'text' | ProviderInput;
 
 export interface StreamFlags extends SchemaFlags {
   readonly input: InputFormat;

@@ -170,7 +170,10 @@ describe('usage and configuration errors: exit 2 before any input is read', () =
   test.each([
     [['jsonl', '--bogus'], "unknown option '--bogus'"],
     [['jsonl', '--max-line-length', '0'], '--max-line-length must be a positive integer'],
-    [['jsonl', '--input', 'grpc'], 'Allowed choices are text, openai, openai-responses, anthropic, ollama, auto'],
+    [
+      ['jsonl', '--input', 'grpc'],
+      'Allowed choices are text, openai, openai-responses, anthropic, ollama, gemini, auto',
+    ],
     [['jsonl', '--schema', 'missing.json'], 'missing.json: no such file'],
     [['jsonl', '--schema-ref', 'no.such.v1'], 'SCHEMA_NOT_FOUND'],
     [['jsonl', '--schema-ref', '../etc/passwd'], 'invalid schema reference'],

@@ -95,6 +95,27 @@ describe('provider failures', () => {
   });
 });
 
+describe('--input gemini', () => {
+  const gemini = (name: string) => readFileSync(join(ROOT, 'fixtures/providers', name), 'utf8');
+
+  test('json from a Gemini SSE body (thinking parts left out of the answer), named or detected, at any chunking', async () => {
+    const body = gemini('gemini-text.sse');
+    for (const input of ['gemini', 'auto']) {
+      for (const size of [1, 7, 64]) {
+        const r = await cli(['json', '--input', input], body, size);
+        expect(r.code).toBe(0);
+        expect(r.lines).toEqual([{ word: 'strawberry', r: 3, note: 'café ☕ 🍓' }]);
+      }
+    }
+  });
+
+  test('a response stopped by safety is exit 3 with one line naming the reason', async () => {
+    const r = await cli(['json', '--input', 'gemini'], gemini('gemini-safety.sse'));
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/SAFETY/);
+  });
+});
+
 const index = corpus<{ file: string; derived_by_collector: { text: { text: string }[] } }[]>(
   'recorded-streams/index.json',
   'recorded provider streams (CLI --input)',

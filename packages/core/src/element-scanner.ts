@@ -9,6 +9,11 @@
  * element, followed by one `truncated` diagnostic. Text before the document's first `{` or
  * `[` (prose, a fence line) is skipped; text after the document is ignored.
  *
+ * Prefix validation (`prefixCheck`, opt-in; `failFast` turns it on in the Node and Web streams):
+ * the element in flight is checked as its text arrives, by the implementation given as
+ * `prefixCheckWith` (element-prefix.ts, not imported here so that a bundle that never checks
+ * prefixes does not carry it); at most one `violation` per element, before its other reports.
+ *
  * Coercion (`coerce`, opt-in, coerce.ts): an element the schema rejects may be delivered as a
  * coerced copy the schema accepts, after one `recovered` diagnostic per repair (`rule`, `path`
  * inside the element, the element's offset, message prefixed `element <index>: `).
@@ -24,8 +29,9 @@
  *    reason, offset and message a character-by-character scan gives (see `checkElement`).
  */
 
-import type { CoercionOptions } from './coercion-options.js';
+import { type CoercionOptions, coercionRules } from './coercion-options.js';
 import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from './diagnostics.js';
+import type { ElementPrefixCheck, ElementPrefixFactory } from './element-prefix.js';
 import {
   checkPositiveInteger,
   coercionDiagnostic,
@@ -36,9 +42,17 @@ import {
   type ValidatorOptions,
   validatorFor,
 } from './engine.js';
+import { pointerOf } from './json-pointer.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
+import type { PrefixViolation } from './prefix-check.js';
 import { ConfigurationError, ConfigurationErrorCode, elementSchemaAt, type JsonSchema } from './schema-validator.js';
-import { isStandardSchema, jsonSchemaOf, type SchemaInput, type SchemaValue } from './standard-schema.js';
+import {
+  isStandardSchema,
+  jsonSchemaOf,
+  type SchemaInput,
+  type SchemaValue,
+  type StandardSchemaV1,
+} from './standard-schema.js';
 
 /**
  * `E` is the type of `elementSchema`, so that elements come out typed (`SchemaValue<E>`; see
@@ -61,6 +75,24 @@ export interface ElementOptions<E extends SchemaInput = SchemaInput> extends Val
   readonly maxElementLength?: number;
   /** Deepest nesting accepted in the document. Default 512; deeper is `too-deep` and stops the scan. */
   readonly maxDepth?: number;
+  /**
+   * Prefix validation of the element in flight (default `false`; the Node and Web element
+   * streams turn it on with `failFast`). With a schema, each element's text is checked as its
+   * chunks arrive, and one `violation` diagnostic (`path` inside the element, `rule`, message
+   * prefixed `element <index>: `, `branch` once the discriminator is known) is reported the
+   * moment its prefix proves that no completion can match the element schema (prefix-check.ts).
+   * The element is still decided when it completes (its `schema` diagnostic follows). A
+   * Standard Schema is checked through its JSON Schema export: none, no prefix check. With
+   * `coerce`, nothing a turned-on coercion could repair is reported.
+   */
+  readonly prefixCheck?: boolean;
+  /**
+   * The prefix check `prefixCheck` needs: `elementPrefixCheck` from `@llmjson/core` (or
+   * `@llmjson/web`). The Node element stream passes it; core and the Web stream take it
+   * explicitly, so that a page that never checks prefixes does not bundle it (decision 018).
+   * `prefixCheck: true` with a schema and without it is ConfigurationError `NO_PREFIX_CHECKER`.
+   */
+  readonly prefixCheckWith?: ElementPrefixFactory;
 }
 
 export interface ElementRecord<T = unknown> {
@@ -136,6 +168,11 @@ class Scanner implements ElementScanner, ScanEvents {
   private readonly currentKey: (string | undefined)[] = [];
   private elementStart = -1; // start of the element in flight, -1 when none
   private arraySeen = false;
+  /** Prefix validation of the element in flight (`prefixCheck`), when on and the schema has anything a prefix can break. */
+  private readonly prefix: ElementPrefixCheck | undefined;
+  private prefixFed = -1; // absolute offset up to which the element in flight was fed; -1: not checked
+  private chunk = ''; // the text being scanned, from absolute offset `chunkBase`
+  private chunkBase = 0;
 
   constructor(options: ElementOptions, sink: ElementSink) {
     this.path = options.path ?? '$';
@@ -167,6 +204,41 @@ class Scanner implements ElementScanner, ScanEvents {
     this.json.eventDepth = this.depth;
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
     this.json.maxDepth = options.maxDepth ?? 512;
+    this.prefix = this.prefixCheck(options, elementSchema);
+  }
+
+  /**
+   * The prefix check of the options (`prefixCheck`, `prefixCheckWith`), or undefined for none.
+   * Throws ConfigurationError (NO_PREFIX_CHECKER) for `prefixCheck: true` with a schema and no
+   * implementation.
+   */
+  private prefixCheck(options: ElementOptions, elementSchema: SchemaInput | undefined): ElementPrefixCheck | undefined {
+    if (options.prefixCheck !== undefined && typeof options.prefixCheck !== 'boolean') {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.optionInvalid,
+        `prefixCheck must be true or false, got ${quoteInput(String(options.prefixCheck))}`,
+      );
+    }
+    // Off unless asked: measured at 2.6–5.8× the scanner without it on 4-character chunks of
+    // ~200-byte elements (benchmarks `prefix-check`, decision 018), over the 1.3× a default allows.
+    const factory = options.prefixCheckWith;
+    if (options.prefixCheck !== true || elementSchema === undefined) return undefined;
+    if (factory === undefined) {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.noPrefixChecker,
+        "prefixCheck needs the prefix check, which core and the Web streams do not bundle unless asked: pass prefixCheckWith: elementPrefixCheck (import { elementPrefixCheck } from '@llmjson/core' or '@llmjson/web'); the Node element stream passes it for you",
+      );
+    }
+    const standard = isStandardSchema(elementSchema);
+    const schema = standard ? jsonSchemaOf(elementSchema as StandardSchemaV1) : (elementSchema as JsonSchema);
+    if (schema === undefined) return undefined;
+    // The items of a Standard Schema document's export are part of that export.
+    const exported =
+      standard || (options.elementSchema === undefined && isStandardSchema(options.schema as SchemaInput));
+    return factory(
+      { schema, exported, maxDepth: this.json.maxDepth - this.depth, repairable: coercionRules(options.coerce) },
+      (found) => this.violation(found),
+    );
   }
 
   write(text: string): void {
@@ -191,6 +263,8 @@ class Scanner implements ElementScanner, ScanEvents {
       this.retainedBase = this.received - this.retained.length;
     }
     this.json.base = base;
+    this.chunk = text;
+    this.chunkBase = base;
     const end = this.json.scan(text, 0);
     if (this.finished) {
       // An element in this chunk was broken or too long: already reported, scanning stopped.
@@ -212,12 +286,16 @@ class Scanner implements ElementScanner, ScanEvents {
       }
     } else if (this.elementStart >= 0 && this.received - this.elementStart > this.maxElementLength) {
       this.checkElement();
+    } else if (this.prefixFed >= 0) {
+      this.feedPrefix(this.received);
     }
+    this.chunk = '';
     this.compact();
   }
 
   end(): void {
     if (this.finished || this.checkElement()) return;
+    this.endPrefix(this.received);
     this.finished = true;
     if (!this.started) {
       this.report(DiagnosticReason.truncated, this.received, `no JSON array found (${this.path})`, '');
@@ -243,6 +321,10 @@ class Scanner implements ElementScanner, ScanEvents {
     }
     if (depth !== this.depth || this.elementStart >= 0 || this.finished || !this.onPath()) return;
     this.elementStart = start;
+    if (this.prefix !== undefined) {
+      this.prefix.begin(start);
+      this.prefixFed = start;
+    }
     // The element's text is parsed by JSON.parse when it closes: the scanner need only find
     // its end (see `checkElement` for how its errors are still reported exactly).
     this.json.skimNext = true;
@@ -264,10 +346,13 @@ class Scanner implements ElementScanner, ScanEvents {
       if (!this.checkElement()) this.stop(start, (error as Error).message, false);
       return;
     }
-    this.elementStart = -1;
-    const index = this.stats.elements++;
     if (this.validator !== undefined) {
       const result = this.validator.validate(value);
+      // A valid element (coerced or not) has no violation in any prefix: the rest of its text
+      // is checked only when it fails, before its `schema` diagnostic.
+      this.endPrefix(result.valid ? -1 : end);
+      this.elementStart = -1;
+      const index = this.stats.elements++;
       if (!result.valid) {
         this.count(DiagnosticReason.schema);
         this.sink.diagnostic({
@@ -296,7 +381,8 @@ class Scanner implements ElementScanner, ScanEvents {
       );
       return;
     }
-    this.emit({ value, index, start, end });
+    this.elementStart = -1;
+    this.emit({ value, index: this.stats.elements++, start, end });
   }
 
   key(depth: number, start: number, end: number): void {
@@ -358,6 +444,8 @@ class Scanner implements ElementScanner, ScanEvents {
   }
 
   private stop(at: number, message = this.json.errorMessage, tooDeep = this.json.depthExceeded): void {
+    // A violation in the element's text before the error comes first, however the text was chunked.
+    if (this.elementStart >= 0) this.endPrefix(this.received);
     this.finished = true;
     this.report(
       tooDeep ? DiagnosticReason.tooDeep : DiagnosticReason.syntax,
@@ -369,6 +457,7 @@ class Scanner implements ElementScanner, ScanEvents {
   }
 
   private tooLong(): void {
+    this.endPrefix(this.received);
     this.finished = true;
     const start = this.elementStart;
     this.elementStart = -1;
@@ -378,6 +467,51 @@ class Scanner implements ElementScanner, ScanEvents {
       `element ${this.stats.elements} is longer than maxElementLength (${this.maxElementLength} characters); scanning stopped`,
       this.slice(start, start + Math.min(200, this.maxElementLength + 1)),
     );
+  }
+
+  /**
+   * Feeds the element in flight's text up to `to` (absolute, exclusive; at most its first
+   * `maxElementLength` characters) to its prefix check.
+   */
+  private feedPrefix(to: number): void {
+    const from = this.prefixFed;
+    if (from < 0) return;
+    const limit = Math.min(to, this.elementStart + this.maxElementLength);
+    if (limit <= from) return;
+    this.prefixFed = limit;
+    const chunk = this.chunk;
+    const at = from - this.chunkBase;
+    const piece =
+      at >= 0 && chunk.length !== 0
+        ? at === 0 && limit - from === chunk.length
+          ? chunk
+          : chunk.slice(at, limit - this.chunkBase)
+        : this.slice(from, limit);
+    (this.prefix as ElementPrefixCheck).feed(piece, from);
+  }
+
+  /** The element in flight is decided: feeds its text up to `to` (none for -1) and ends its prefix check. */
+  private endPrefix(to: number): void {
+    if (this.prefixFed < 0) return;
+    if (to >= 0) this.feedPrefix(to);
+    this.prefixFed = -1;
+    (this.prefix as ElementPrefixCheck).stop();
+  }
+
+  /** The prefix check of the element in flight found a violation (at most one per element). */
+  private violation(found: PrefixViolation): void {
+    if (this.prefixFed < 0 || this.finished) return;
+    this.prefixFed = -1;
+    this.count(DiagnosticReason.violation);
+    this.sink.diagnostic({
+      reason: DiagnosticReason.violation,
+      offset: found.offset,
+      excerpt: excerptAround(found.excerpt),
+      message: `element ${this.stats.elements}: ${found.message}`,
+      path: pointerOf(found.path),
+      rule: found.rule,
+      ...(found.branch === undefined ? {} : { branch: found.branch }),
+    });
   }
 
   private report(reason: Diagnostic['reason'], offset: number, message: string, excerptText: string): void {

@@ -21,6 +21,12 @@ export {
   type SchemaError,
 } from './diagnostics.js';
 export {
+  type ElementPrefixCheck,
+  type ElementPrefixFactory,
+  type ElementPrefixSetup,
+  elementPrefixCheck,
+} from './element-prefix.js';
+export {
   createElementScanner,
   type ElementOptions,
   type ElementRecord,
@@ -88,8 +94,8 @@ export {
   type PrefixPathSegment,
   type PrefixViolation,
 } from './prefix-check.js';
+export { createProviderDecoder } from './provider/decoder.js';
 export {
-  createProviderDecoder,
   PROVIDER_DECODER_STATE,
   type ProviderDecoder,
   type ProviderDecoderOptions,
@@ -102,7 +108,7 @@ export {
   type ToolCall,
   type ToolCallInfo,
   type Usage,
-} from './provider-decoder.js';
+} from './provider/types.js';
 export {
   createSalvageScanner,
   DEFAULT_MAX_CANDIDATE_LENGTH,

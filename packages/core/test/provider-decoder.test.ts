@@ -672,8 +672,6 @@ describe('auto detection and bad input', () => {
       ['unrecognized', 7, '2 more event(s) of an unrecognised shape were ignored'],
     ]);
     expect(r.stats).toEqual({ events: 3, ignoredEvents: 3, diagnostics: { unrecognized: 2 } });
-    const gemini = decode(`${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Hi' }] } }] })}\n`);
-    expect(gemini.diagnostics[0]?.message).toMatch(/^Google Gemini event/);
     const bedrock = decode(
       `${JSON.stringify({ contentBlockDelta: { contentBlockIndex: 0, delta: { text: 'Hi' } } })}\n`,
     );
@@ -732,7 +730,7 @@ describe('auto detection and bad input', () => {
 
   test('invalid options throw ConfigurationError', () => {
     const sink = { text() {}, diagnostic() {} };
-    expect(() => createProviderDecoder({ input: 'gemini' as ProviderInput }, sink)).toThrow(ConfigurationError);
+    expect(() => createProviderDecoder({ input: 'palm' as ProviderInput }, sink)).toThrow(ConfigurationError);
     expect(() => createProviderDecoder({ input: 'auto', maxEventLength: 0 }, sink)).toThrow(ConfigurationError);
   });
 

@@ -4,6 +4,11 @@
  * answer cut off at the token limit still yields every complete element, then a `truncated`
  * diagnostic. Bad input never becomes an 'error' (with `failFast`, the first element that fails
  * its schema, or a `violation` while one streams, does: a `ContractViolationError`).
+ *
+ * `failFast` turns on the prefix check of the element in flight (`prefixCheck`, with
+ * `prefixCheckWith: elementPrefixCheck` filled in), so that a bad element ends the stream — and
+ * the request — the moment its text proves it, not when it completes; `prefixCheck: false` opts
+ * out.
  */
 
 import type { Transform } from 'node:stream';
@@ -13,6 +18,7 @@ import {
   type ElementOptions,
   type ElementRecord,
   type ElementStats,
+  elementPrefixCheck,
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
@@ -41,8 +47,14 @@ export interface ElementStream<T = unknown> extends Transform {
 export function createElementStream<E extends SchemaInput = SchemaInput>(
   options: ElementStreamOptions<E> = {},
 ): ElementStream<SchemaValue<E>> {
+  // failFast checks the element in flight too (`prefixCheck`), unless the caller says otherwise.
+  const scannerOptions: ElementOptions = {
+    ...withAjvDefault(options),
+    prefixCheck: options.prefixCheck ?? options.failFast === true,
+    prefixCheckWith: options.prefixCheckWith ?? elementPrefixCheck,
+  };
   const { stream, engine } = createTextTransform(options, (output) =>
-    createElementScanner<SchemaInput>(withAjvDefault(options), { value: output.push, diagnostic: output.diagnostic }),
+    createElementScanner<SchemaInput>(scannerOptions, { value: output.push, diagnostic: output.diagnostic }),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
   return stream as ElementStream<SchemaValue<E>>;

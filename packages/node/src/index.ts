@@ -11,6 +11,7 @@ export {
   type Diagnostic,
   DiagnosticReason,
   type ElementRecord,
+  elementPrefixCheck,
   type FailFastOptions,
   type JsonlRecord,
   type JsonlStats,

@@ -4,6 +4,10 @@
  * cut-off array still yields its complete elements. Bad input never errors the stream
  * (with `failFast`, the first element that fails its schema, or a `violation` while one streams,
  * does: a `ContractViolationError`).
+ *
+ * `failFast` turns on the prefix check of the element in flight (`prefixCheck`) when the check
+ * was given (`prefixCheckWith: elementPrefixCheck`, not bundled unless imported): a bad element
+ * then ends the stream the moment its text proves it, not when it completes.
  */
 
 import {
@@ -34,9 +38,15 @@ export interface ElementStream<T = unknown> extends TransformStream<string | Uin
 export function createElementStream<E extends SchemaInput = SchemaInput>(
   options: ElementStreamOptions<E> = {},
 ): ElementStream<SchemaValue<E>> {
+  // failFast checks the element in flight too (`prefixCheck`) when the check was given
+  // (`prefixCheckWith: elementPrefixCheck`: not bundled unless imported), unless the caller says otherwise.
+  const scannerOptions: ElementOptions<E> = {
+    ...options,
+    prefixCheck: options.prefixCheck ?? (options.failFast === true && options.prefixCheckWith !== undefined),
+  };
   const { stream, engine } = createTextTransformStream<ElementRecord<SchemaValue<E>>, ElementScanner>(
     options,
-    (output) => createElementScanner(options, { value: output.enqueue, diagnostic: output.diagnostic }),
+    (output) => createElementScanner(scannerOptions, { value: output.enqueue, diagnostic: output.diagnostic }),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
   return stream as ElementStream<SchemaValue<E>>;

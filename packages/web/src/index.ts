@@ -12,6 +12,7 @@ export {
   DiagnosticReason,
   type ElementRecord,
   type ElementStats,
+  elementPrefixCheck,
   type FailFastOptions,
   type JsonlRecord,
   type JsonlStats,

@@ -1,0 +1,480 @@
+/**
+ * Provider stream decoder: the HTTP body a model server streams, in; the answer text, the
+ * tool-call argument pieces, the reasoning and what the provider says about the answer, out.
+ * It composes the framing (framing.ts), detection (detection.ts) and one module per wire format
+ * (openai-chat.ts, openai-responses.ts, anthropic.ts, ollama.ts, gemini.ts), and keeps the delivery rules
+ * every format shares (the context a format module works through, context.ts).
+ *
+ * Contract: `write(text)` consumes the next piece of the decoded body (split anywhere) and
+ * synchronously delivers what each event it completes carries; `end()` delivers what the end
+ * of the body decides (an unterminated last event, a stream cut before its end marker). The
+ * sink receives, in input order: answer text (`text`), tool-call argument pieces
+ * (`toolArguments`), reasoning (`reasoning`), a metadata snapshot whenever the model, finish
+ * reason, usage or detected provider changed (`metadata`, once per event at most), and
+ * diagnostics. Bad input never throws: only a broken configuration does, from the factory.
+ *
+ * `input` names the wire format (each module's header says what it reads), or is `auto`: the
+ * framing from the first non-blank line, then the format from the first event that one of the
+ * formats recognises. Bedrock and Cohere streams are recognised only to be reported by name:
+ * they are not decoded. `data: [DONE]` ends the stream: later events are reported once and
+ * ignored.
+ *
+ * Tool calls: `toolArguments(key, delta, info)` delivers the argument pieces as they arrive
+ * (empty pieces are not delivered). When the provider closes a call (Anthropic
+ * `content_block_stop`, Responses `...arguments.done` / `output_item.done`, a chat
+ * `finish_reason` or `[DONE]`, every Ollama call, a Gemini `functionCall` part without
+ * `willContinue`) whose pieces are empty or blank, the decoder
+ * delivers one more piece: the complete input the provider gave up front (serialized with
+ * `JSON.stringify`), or else `"{}"` — Anthropic streams a no-argument call as one `""` piece.
+ * So for every closed call the pieces concatenate to `toolCalls[i].arguments`, which always
+ * parses when the provider sent valid JSON. A call never closed keeps what arrived
+ * (`complete: false`, reported as `truncated`), even `""`: a cut call is not read as `{}`.
+ * A piece for a call already closed is reported (`unrecognized`), never appended to arguments
+ * handed out as complete.
+ *
+ * Metadata describes the last message of the stream: a new Anthropic `message_start` or
+ * Responses `response.created` replaces the finish reason and usage of the previous one (a
+ * stream holding several messages, as server-side tool loops send, reports the final one).
+ * `finishReason` is the provider's own word (`stop`, `length`, `tool_calls`, `end_turn`,
+ * `max_tokens`, Responses `completed` or the `incomplete_details.reason`, Ollama `done_reason`,
+ * Gemini `STOP` / `MAX_TOKENS` / `SAFETY`...),
+ * and `error` after a provider error. `usage` is normalised: `inputTokens` (OpenAI
+ * `prompt_tokens`, Responses `input_tokens`, Anthropic `input_tokens` plus cache creation and
+ * cache read tokens, Ollama `prompt_eval_count`, Gemini `promptTokenCount`), `outputTokens`
+ * (`completion_tokens`, `output_tokens`, `eval_count`, Gemini candidates plus thoughts tokens),
+ * `totalTokens` (as sent, or their sum). `provider` is the wire
+ * format decoded (`auto` fills it in when it recognises one).
+ *
+ * Diagnostics (the core shape; `line` and `offset` are where the event starts, or the end of
+ * the body for what the end decides; `excerpt` is the event's data, or a cut call's arguments):
+ * - `syntax`: event data that is not JSON (the stream goes on); data after `[DONE]`.
+ * - `unrecognized`: JSON that is not an event of the format (not an object, an unknown shape,
+ *   a Bedrock/Cohere event under `auto`, a second choice) — reported the first time,
+ *   and the number of further ignored events once at the end.
+ * - `prose`, `too-long`: from the framing (framing.ts).
+ * - `provider-error`: an error the provider sent (an `error` event or object, `response.failed`),
+ *   or a refusal (chat `delta.refusal`, Responses `response.refusal.delta`), whose text is not
+ *   answer text.
+ * - `truncated`: a message cut by a new one; a body that ended inside an event or before the
+ *   format's end marker, naming every tool call left open.
+ *
+ * Invariants (tests in packages/core/test/provider-decoder.test.ts):
+ * 1. Chunking does not matter: any split of the same body gives the same sink calls in the
+ *    same order, the same diagnostics (offsets come from the text) and the same metadata.
+ * 2. Nothing is lost silently: every event is decoded, ignored by design (keep-alives, `ping`,
+ *    lifecycle events such as `response.in_progress`), or reported; `stats.ignoredEvents`
+ *    counts the reported ones.
+ * 3. Bounded resources: buffered text is at most one line (and one SSE event) of
+ *    `maxEventLength` characters; once a line or event is known to be too long, the rest of it
+ *    is counted, not kept. Tool-call arguments are kept for `toolCalls` (they are output).
+ *    Work is linear in the body however small the chunks.
+ */
+
+import { type Diagnostic, DiagnosticReason, excerptAround } from '../diagnostics.js';
+import { checkPositiveInteger, countDiagnostic } from '../engine.js';
+import { DEFAULT_MAX_LINE_LENGTH } from '../jsonl-decoder.js';
+import { ConfigurationError, ConfigurationErrorCode } from '../schema-validator.js';
+import {
+  type CallState,
+  type EventAt,
+  errorFrom,
+  type FormatContext,
+  type FormatReader,
+  isObject,
+  type Json,
+  type WireFormat,
+} from './context.js';
+import { AUTO_RECOGNISES, detectFormat, INPUTS, unsupportedFormat, wireFormat } from './detection.js';
+import { EventFramer } from './framing.js';
+import type {
+  ProviderDecoder,
+  ProviderDecoderOptions,
+  ProviderError,
+  ProviderFormat,
+  ProviderSink,
+  ProviderStats,
+  ToolCall,
+  ToolCallInfo,
+  Usage,
+} from './types.js';
+
+function sameUsage(a: Usage | undefined, b: Usage | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.inputTokens === b.inputTokens && a.outputTokens === b.outputTokens && a.totalTokens === b.totalTokens;
+}
+
+/** The provider error an event carries: `{type: "error", ...}`, an SSE `error` event, or an `error` member. */
+function errorOf(event: Json, name: string | undefined): ProviderError | undefined {
+  const error = event.error;
+  if (event.type === 'error' || name === 'error') {
+    // Anthropic: {type, error: {type, message}}; Responses: {type, code, message}.
+    if (isObject(error)) return errorFrom(error.message ?? JSON.stringify(error), error.type ?? error.code);
+    return errorFrom(event.message ?? error ?? 'error event', event.code);
+  }
+  if (error === undefined || error === null) return undefined;
+  // Chat-completions servers (OpenAI, OpenRouter, vLLM) and Ollama send `{"error": ...}`.
+  if (isObject(error)) return errorFrom(error.message ?? JSON.stringify(error), error.type ?? error.code);
+  return errorFrom(error, undefined);
+}
+
+class Decoder implements ProviderDecoder, FormatContext {
+  readonly stats: ProviderStats = { events: 0, ignoredEvents: 0, diagnostics: {} };
+  provider: ProviderFormat | undefined;
+  model: string | undefined;
+  finishReason: string | undefined;
+  usage: Usage | undefined;
+  error: ProviderError | undefined;
+  finished = false;
+
+  private readonly sink: ProviderSink;
+  private readonly framer: EventFramer;
+  private format: WireFormat | undefined;
+  private reader: FormatReader | undefined;
+  private metadataChanged = false;
+  private ended = false;
+
+  // Stream state.
+  private done = false;
+  private afterDoneReported = false;
+  private unrecognizedReported = false;
+  private unreportedIgnored = 0;
+  /** Where the event being decoded starts (for diagnostics raised deep inside its handling). */
+  private decodingLine = 0;
+  private decodingOffset = 0;
+  /** Refusal text of the current message (chat `delta.refusal`, Responses `response.refusal.delta`). */
+  private refusal = '';
+  private readonly calls: CallState[] = [];
+  private readonly callsByKey = new Map<string, CallState>();
+
+  constructor(options: ProviderDecoderOptions, sink: ProviderSink) {
+    if (!INPUTS.includes(options.input)) {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.optionInvalid,
+        `input must be one of ${INPUTS.map((i) => `'${i}'`).join(', ')}, got ${String(options.input)}`,
+      );
+    }
+    checkPositiveInteger('maxEventLength', options.maxEventLength, 'characters');
+    this.sink = sink;
+    if (options.input !== 'auto') this.setFormat(wireFormat(options.input));
+    this.framer = new EventFramer(options.maxEventLength ?? DEFAULT_MAX_LINE_LENGTH, {
+      event: (data, name, line, offset, final) => this.event(data, name, line, offset, final),
+      report: (reason, line, offset, text, message) => this.diagnose(reason, line, offset, text, message),
+    });
+  }
+
+  get complete(): boolean {
+    return this.finished || this.done;
+  }
+
+  get closed(): boolean {
+    return this.done;
+  }
+
+  get toolCalls(): readonly ToolCall[] {
+    return this.calls.map((c) => ({
+      key: c.key,
+      index: c.index,
+      ...(c.id === undefined ? {} : { id: c.id }),
+      ...(c.name === undefined ? {} : { name: c.name }),
+      arguments: c.pieces,
+      complete: c.complete,
+    }));
+  }
+
+  write(text: string): void {
+    if (this.ended) return;
+    this.framer.write(text);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const end = this.framer.end();
+    this.reportRefusal();
+    if (this.unreportedIgnored > 0) {
+      this.diagnose(
+        DiagnosticReason.unrecognized,
+        end.line,
+        end.offset,
+        '',
+        `${this.unreportedIgnored} more event(s) of an unrecognised shape were ignored`,
+      );
+    }
+    if (this.format === undefined) {
+      if (this.stats.events === 0) {
+        this.diagnose(DiagnosticReason.truncated, end.line, end.offset, '', 'the input holds no provider event');
+      }
+    } else if (!this.finished && this.error === undefined) {
+      this.cut(`the stream ended before ${this.format.endMarker}`, end.line, end.offset);
+    } else {
+      this.cutOpenCalls(end.line, end.offset);
+    }
+    this.flushMetadata();
+  }
+
+  // ---- Events ---------------------------------------------------------------------------
+
+  private event(data: string, name: string | undefined, line: number, offset: number, final: boolean): void {
+    this.decodeEvent(data, name, { line, offset, data }, final);
+    this.flushMetadata();
+  }
+
+  private decodeEvent(data: string, name: string | undefined, at: EventAt, final: boolean): void {
+    this.stats.events++;
+    this.decodingLine = at.line;
+    this.decodingOffset = at.offset;
+    if (this.done) {
+      this.stats.ignoredEvents++;
+      if (!this.afterDoneReported) {
+        this.afterDoneReported = true;
+        this.report(DiagnosticReason.syntax, at, 'event after [DONE] ignored (and any that follow)');
+      }
+      return;
+    }
+    if (data === '[DONE]' || (data.length < 16 && data.trim() === '[DONE]')) {
+      this.done = true;
+      this.reader?.done?.();
+      return;
+    }
+    let event: unknown;
+    try {
+      event = JSON.parse(data);
+    } catch (error) {
+      if (name === 'error') {
+        this.providerError({ message: data }, at);
+        return;
+      }
+      this.stats.ignoredEvents++;
+      const why = (error as Error).message;
+      if (final) this.report(DiagnosticReason.truncated, at, `the stream ended inside an event (${why})`);
+      else this.report(DiagnosticReason.syntax, at, `event data is not JSON (${why}); skipped`);
+      return;
+    }
+    if (!isObject(event)) {
+      this.unrecognized(at, 'event data is JSON but not an object');
+      return;
+    }
+    const error = errorOf(event, name);
+    if (error !== undefined) {
+      this.providerError(error, at);
+      return;
+    }
+    if (this.format === undefined) {
+      const format = detectFormat(event);
+      if (format === undefined) {
+        const other = unsupportedFormat(event);
+        this.unrecognized(
+          at,
+          other === undefined
+            ? `event of an unknown format; ${AUTO_RECOGNISES}`
+            : `${other} event: this stream format is not decoded (${AUTO_RECOGNISES})`,
+        );
+        return;
+      }
+      this.setFormat(format);
+    } else if (!this.format.recognises(event)) {
+      this.unrecognized(at, `not an event of the ${this.format.name} stream format`);
+      return;
+    }
+    this.reader?.event(event, at);
+  }
+
+  private setFormat(format: WireFormat): void {
+    this.format = format;
+    this.reader = format.create(this);
+    this.provider = format.name;
+    this.metadataChanged = true;
+  }
+
+  private unrecognized(at: EventAt, message: string): void {
+    this.stats.ignoredEvents++;
+    if (this.unrecognizedReported) {
+      this.unreportedIgnored++;
+      return;
+    }
+    this.unrecognizedReported = true;
+    this.report(DiagnosticReason.unrecognized, at, `${message}; ignored`);
+  }
+
+  providerError(error: ProviderError, at: EventAt): void {
+    this.error = error;
+    this.setFinishReason('error');
+    const code = error.code === undefined ? '' : ` (${error.code})`;
+    this.report(DiagnosticReason.providerError, at, `provider error${code}: ${error.message}`);
+  }
+
+  // ---- Shared delivery (the context of format modules) ------------------------------------
+
+  emitText(delta: string | undefined): void {
+    if (delta !== undefined && delta !== '') this.sink.text(delta);
+  }
+
+  emitReasoning(delta: string | undefined): void {
+    if (delta !== undefined && delta !== '') this.sink.reasoning?.(delta);
+  }
+
+  findCall(key: string): CallState | undefined {
+    return this.callsByKey.get(key);
+  }
+
+  call(key: string, index: number, id: string | undefined, name: string | undefined): CallState {
+    let call = this.callsByKey.get(key);
+    if (call === undefined) {
+      call = {
+        key,
+        index,
+        id: undefined,
+        name: undefined,
+        pieces: '',
+        initial: undefined,
+        complete: false,
+        reported: false,
+        lateReported: false,
+      };
+      this.calls.push(call);
+      this.callsByKey.set(key, call);
+    }
+    // Later chunks of a call may repeat an empty id or name (Mistral, Qwen): keep the first real one.
+    if (call.id === undefined && id !== undefined && id !== '') call.id = id;
+    if (call.name === undefined && name !== undefined && name !== '') call.name = name;
+    return call;
+  }
+
+  emitArguments(call: CallState, delta: string | undefined): void {
+    if (delta === undefined || delta === '') return;
+    if (call.complete) {
+      // The provider closed this call already: a late piece cannot join arguments handed out as complete.
+      if (!call.lateReported) {
+        call.lateReported = true;
+        this.diagnose(
+          DiagnosticReason.unrecognized,
+          this.decodingLine,
+          this.decodingOffset,
+          delta,
+          `tool call ${call.key} received arguments after the provider closed it; ignored`,
+        );
+      }
+      return;
+    }
+    call.pieces += delta;
+    const info: ToolCallInfo = {
+      index: call.index,
+      ...(call.id === undefined ? {} : { id: call.id }),
+      ...(call.name === undefined ? {} : { name: call.name }),
+    };
+    this.sink.toolArguments?.(call.key, delta, info);
+  }
+
+  close(call: CallState): void {
+    if (call.complete) return;
+    if (call.pieces.trim() === '') {
+      const initial = call.initial !== undefined && call.initial.trim() !== '' ? call.initial : '{}';
+      this.emitArguments(call, initial);
+    }
+    call.complete = true;
+  }
+
+  finishSegment(): void {
+    this.finished = true;
+    for (const call of this.calls) this.close(call);
+    this.reportRefusal();
+  }
+
+  refuse(text: string): void {
+    this.refusal += text;
+  }
+
+  /**
+   * A refusal (chat `delta.refusal`, Responses `response.refusal.delta`) is not answer text, but
+   * dropping it would leave an empty answer with no reason: it is reported once the message ends.
+   */
+  reportRefusal(): void {
+    if (this.refusal === '') return;
+    const text = this.refusal;
+    this.refusal = '';
+    this.diagnose(
+      DiagnosticReason.providerError,
+      this.decodingLine,
+      this.decodingOffset,
+      text,
+      `the model refused: ${text}`,
+    );
+  }
+
+  cut(message: string, line: number, offset: number): void {
+    const open = this.openCalls();
+    const calls = open.map(
+      (c) => `${c.key}${c.name === undefined ? '' : ` (${c.name})`} after ${c.pieces.length} characters`,
+    );
+    const text = calls.length === 0 ? message : `${message}; tool call(s) cut off: ${calls.join(', ')}`;
+    this.diagnose(DiagnosticReason.truncated, line, offset, open[0]?.pieces ?? '', text, open[0]?.pieces.length ?? 0);
+  }
+
+  /** Reports tool calls still open once the stream is otherwise complete. */
+  private cutOpenCalls(line: number, offset: number): void {
+    if (this.calls.some((c) => !c.complete && !c.reported))
+      this.cut('the stream ended with tool calls open', line, offset);
+  }
+
+  private openCalls(): CallState[] {
+    const open = this.calls.filter((c) => !c.complete && !c.reported);
+    for (const c of open) c.reported = true;
+    return open;
+  }
+
+  // ---- Metadata and diagnostics ---------------------------------------------------------
+
+  setModel(model: unknown): void {
+    if (typeof model === 'string' && model !== '' && model !== this.model) {
+      this.model = model;
+      this.metadataChanged = true;
+    }
+  }
+
+  setFinishReason(reason: string | undefined): void {
+    if (reason !== this.finishReason) {
+      this.finishReason = reason;
+      this.metadataChanged = true;
+    }
+  }
+
+  setUsage(usage: Usage | undefined): void {
+    if (usage !== undefined && Object.keys(usage).length === 0) usage = undefined;
+    if (!sameUsage(usage, this.usage)) {
+      this.usage = usage;
+      this.metadataChanged = true;
+    }
+  }
+
+  private flushMetadata(): void {
+    if (!this.metadataChanged) return;
+    this.metadataChanged = false;
+    this.sink.metadata?.({
+      ...(this.provider === undefined ? {} : { provider: this.provider }),
+      ...(this.model === undefined ? {} : { model: this.model }),
+      ...(this.finishReason === undefined ? {} : { finishReason: this.finishReason }),
+      ...(this.usage === undefined ? {} : { usage: this.usage }),
+    });
+  }
+
+  report(reason: Diagnostic['reason'], at: EventAt, message: string): void {
+    this.diagnose(reason, at.line, at.offset, at.data, message);
+  }
+
+  private diagnose(
+    reason: Diagnostic['reason'],
+    line: number,
+    offset: number,
+    text: string,
+    message: string,
+    excerptAt = 0,
+  ): void {
+    countDiagnostic(this.stats.diagnostics, reason);
+    this.sink.diagnostic({ reason, line, offset, excerpt: excerptAround(text, excerptAt), message });
+  }
+}
+
+/** Creates a push-based provider stream decoder. Throws ConfigurationError for an invalid option. */
+export function createProviderDecoder(options: ProviderDecoderOptions, sink: ProviderSink): ProviderDecoder {
+  return new Decoder(options, sink);
+}
