@@ -57,7 +57,7 @@ async function bundle(contents: string): Promise<Bundle> {
 }
 
 /** Implementations passed in as options, never reached from the stream itself. */
-const PASSED_IN = /core\/dist\/(?:coerce|prefix-check|jsonl-prefix)\.js$/;
+const PASSED_IN = /core\/dist\/(?:coerce|prefix-check|prefix-feed|jsonl-prefix|element-prefix)\.js$/;
 const RUNTIME_CODE = /\bnew Function\s*\(|(?<![.\w$])eval\s*\(/;
 const VALIDATOR_PACKAGES = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?(?:ajv|ajv-formats|re2js|fast-uri)\//;
 
@@ -78,7 +78,7 @@ describe('@llmjson/web bundle', () => {
       `import { createJsonlStream, withCoercion, linePrefixCheck } from '@llmjson/web'; globalThis.stream = createJsonlStream({ schema: { type: 'object' }, coerce: true, coerceWith: withCoercion, prefixCheckWith: linePrefixCheck });`,
     );
     expect(inputs.filter((path) => PASSED_IN.test(path)).map((path) => path.replace(/.*\//, ''))).toEqual(
-      expect.arrayContaining(['coerce.js', 'prefix-check.js', 'jsonl-prefix.js']),
+      expect.arrayContaining(['coerce.js', 'prefix-check.js', 'prefix-feed.js', 'jsonl-prefix.js']),
     );
   });
 

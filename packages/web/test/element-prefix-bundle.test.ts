@@ -29,7 +29,7 @@ async function coreFiles(contents: string): Promise<string[]> {
     .map(([path]) => path.replace(/.*\//, ''));
 }
 
-const PREFIX_FILES = ['prefix-check.js', 'element-prefix.js'];
+const PREFIX_FILES = ['prefix-check.js', 'prefix-feed.js', 'element-prefix.js'];
 
 describe('@llmjson/web element stream bundle', () => {
   test('createElementStream, even with failFast: no prefix check unless imported', async () => {
