@@ -21,10 +21,13 @@ import {
   type Diagnostic,
   DiagnosticReason,
   type Engine,
+  elementPrefixCheck,
   extractAllJson,
   extractElements,
   extractJson,
+  linePrefixCheck,
   parseJsonl,
+  withCoercion,
 } from '@llmjson/core';
 import * as node from '@llmjson/node';
 import * as web from '@llmjson/web';
@@ -151,6 +154,55 @@ const ENGINES: EngineRun[] = [
     create: (o, call, out) => {
       const sink = collecting(call, out, (v: unknown) => v);
       return createPartialBuilder(withSchema(o), { update: sink.value, diagnostic: sink.diagnostic });
+    },
+    check: (stats, out) => expect(stats.updates).toBe(out.values.length),
+  },
+  // Issue 13's opt-in paths: prefix checks of lines and elements in flight, and coercion.
+  {
+    name: 'JSONL decoder (coercion)',
+    create: (o, call, out) =>
+      createJsonlDecoder(
+        o.schema === undefined ? withSchema(o) : { ...withSchema(o), coerce: true, coerceWith: withCoercion },
+        collecting(call, out, (v: unknown) => v),
+      ),
+    check(stats, out) {
+      const s = stats as { lines: number; valueLines: number; skippedLines: number; reportedLines: number };
+      expect(s.valueLines + s.skippedLines + s.reportedLines).toBe(s.lines);
+      expect(stats.values).toBe(out.values.length);
+    },
+  },
+  {
+    name: 'JSONL decoder (prefix checks)',
+    create: (o, call, out) =>
+      createJsonlDecoder(
+        { ...withSchema(o), prefixCheck: true, prefixCheckWith: linePrefixCheck },
+        collecting(call, out, (v: unknown) => v),
+      ),
+    check: (stats, out) => expect(stats.values).toBe(out.values.length),
+  },
+  {
+    name: 'element scanner (prefix checks, coercion)',
+    create: (o, call, out) =>
+      createElementScanner(
+        {
+          ...(o.schema === undefined ? {} : { elementSchema: o.schema, coerce: true, coerceWith: withCoercion }),
+          ...compiler(o),
+          ...(o.maxDepth === undefined ? {} : { maxDepth: o.maxDepth }),
+          prefixCheck: true,
+          prefixCheckWith: elementPrefixCheck,
+        },
+        collecting(call, out, (v: { value: unknown }) => v.value),
+      ),
+    check: (stats, out) => expect(stats.values).toBe(out.values.length),
+  },
+  {
+    name: 'partial builder (coercion)',
+    create: (o, call, out) => {
+      const sink = collecting(call, out, (v: unknown) => v);
+      return createPartialBuilder(
+        o.schema === undefined ? withSchema(o) : { ...withSchema(o), coerce: true, coerceWith: withCoercion },
+        { update: sink.value, diagnostic: sink.diagnostic },
+      );
     },
     check: (stats, out) => expect(stats.updates).toBe(out.values.length),
   },
