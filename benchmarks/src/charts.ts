@@ -10,7 +10,7 @@
  * without a browser or a canvas, and the output stays diffable text.
  */
 
-import type { Section, Table } from './scenario.js';
+import type { Section, Table } from './types.js';
 
 export interface Chart {
   /** File name, e.g. `elements-1.svg`. */

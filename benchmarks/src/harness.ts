@@ -12,38 +12,13 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { Bench } from 'tinybench';
-import type { Entrant, Layer } from './entrants.js';
-import { formatSize } from './report.js';
-import type { Case, RunContext } from './scenario.js';
+import type { Entrant } from './entrants.js';
+import { formatSize } from './format.js';
+import type { Case, Exponent, MeasureOptions, Ratio, RunContext, SizeResult, Skipped, Timing } from './types.js';
 
-export interface MeasureOptions {
-  /** Timed rounds per entrant; the figures are medians over rounds. */
-  readonly rounds: number;
-  /** Target time per entrant per round, in milliseconds. */
-  readonly sampleMs: number;
-}
-
-export interface Timing {
-  readonly name: string;
-  readonly layer: Layer;
-  /** llmjson's own entrant: the reference of its layer. */
-  readonly ours: boolean;
-  /** Median time of one run in each round, in milliseconds. */
-  readonly roundsMs: readonly number[];
-  /**
-   * Fastest run in each round, in milliseconds: less sensitive than the median to other
-   * processes taking the CPU (a busy machine); quoted only where a scenario says so.
-   */
-  readonly roundsMinMs?: readonly number[];
-  /** Median over rounds, in milliseconds. */
-  readonly medianMs: number;
-}
-
-export interface Ratio {
-  readonly median: number;
-  readonly min: number;
-  readonly max: number;
-}
+// The measurement types moved to types.ts (the bottom of the import graph); scenarios still
+// import them from here.
+export type { Exponent, MeasureOptions, Ratio, SizeResult, Skipped, Timing } from './types.js';
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) throw new Error('median of no values');
@@ -157,14 +132,6 @@ export async function measure(
   });
 }
 
-/** An entrant verified but not timed: one run took longer than the budget. */
-export interface Skipped {
-  readonly name: string;
-  readonly layer: Layer;
-  /** Time of the one (verifying) run, in milliseconds. */
-  readonly runMs: number;
-}
-
 /**
  * Verifies each entrant against its expected output, then times them all side by side. With
  * `maxRunMs`, an entrant whose verifying run took longer is not timed (a quadratic peer on
@@ -196,27 +163,11 @@ export function growthExponent(smallMs: number, smallSize: number, largeMs: numb
   return Math.log(largeMs / smallMs) / Math.log(largeSize / smallSize);
 }
 
-/** A growth exponent measured over rounds: the median, and the min and max over rounds. */
-export interface Exponent {
-  readonly median: number;
-  readonly min: number;
-  readonly max: number;
-}
-
 /** The growth exponent per round (rounds paired by index), with its median, min and max. */
 export function exponentOf(small: Timing, smallSize: number, large: Timing, largeSize: number): Exponent {
   const r = ratio(large, small);
   const e = (x: number) => growthExponent(1, smallSize, x, largeSize);
   return { median: e(r.median), min: e(r.min), max: e(r.max) };
-}
-
-/** The timings of one size of a growing input, and the entrants not run there. */
-export interface SizeResult {
-  readonly label: string;
-  readonly size: number;
-  readonly timings: Timing[];
-  /** Entrants not run at this size, with the predicted time of one run in ms. */
-  readonly skipped: { readonly name: string; readonly predictedMs: number }[];
 }
 
 /**

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { type Environment, writeCharts } from './report.js';
-import type { Section } from './scenario.js';
+import type { Section } from './types.js';
 
 const file = process.argv[2];
 if (file === undefined) {

@@ -7,34 +7,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { chartsFor, runLabel } from './charts.js';
 import { referenceLayer } from './entrants.js';
-import { type Exponent, growthPer10x, type Ratio, ratio, type SizeResult, type Timing } from './harness.js';
-import type { Section, Table, TargetResult } from './scenario.js';
+import { formatRatio, formatSpread } from './format.js';
+import { growthPer10x, ratio } from './harness.js';
+import type { Section, SizeResult, Table, TargetResult, Timing } from './types.js';
 
-/** `0.42×`, `1.9×`, `12×`, `340×`: two significant digits are all a ratio can claim. */
-export function formatRatio(value: number): string {
-  if (!Number.isFinite(value)) return 'n/a';
-  if (value >= 10) return `${Math.round(value)}×`;
-  return `${value.toPrecision(2)}×`;
-}
-
-/** A ratio with its spread over rounds when the spread is wide enough to matter (over 10%). */
-export function formatSpread(r: Ratio): string {
-  const wide = r.max / r.min > 1.1;
-  return wide ? `${formatRatio(r.median)} (${formatRatio(r.min)}–${formatRatio(r.max)})` : formatRatio(r.median);
-}
-
-/** An exponent to two decimals, with its min–max over rounds when they differ by more than 0.05. */
-export function formatExponent(e: Exponent): string {
-  const wide = e.max - e.min > 0.05;
-  return wide ? `${e.median.toFixed(2)} (${e.min.toFixed(2)}–${e.max.toFixed(2)})` : e.median.toFixed(2);
-}
-
-/** `16 KB`, `256 KB`, `1.0 MB` (decimal units, as input sizes are usually quoted). */
-export function formatSize(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  if (bytes < 1_000_000) return `${Math.round(bytes / 1000)} KB`;
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
-}
+// The formatting functions moved to format.ts (the bottom of the import graph); scenarios
+// still import them from here.
+export { formatExponent, formatRatio, formatSize, formatSpread } from './format.js';
 
 export function markdownTable(table: Table): string {
   const cellText = (cell: string) => cell.replace(/\|/g, '\\|');

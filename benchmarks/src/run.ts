@@ -6,7 +6,7 @@
 
 import { parseArgs } from 'node:util';
 import { environment, renderMarkdown, targetsSection, writeResults } from './report.js';
-import type { Scenario, Section } from './scenario.js';
+import { cliBig } from './scenarios/cli-big.js';
 import { delivery } from './scenarios/delivery.js';
 import { elements } from './scenarios/elements.js';
 import { failFast } from './scenarios/fail-fast.js';
@@ -15,8 +15,10 @@ import { longLine } from './scenarios/long-line.js';
 import { noisyAnswers } from './scenarios/noisy-answers.js';
 import { partial } from './scenarios/partial.js';
 import { prefixCheck } from './scenarios/prefix-check.js';
+import { providers } from './scenarios/providers.js';
 import { salvage } from './scenarios/salvage.js';
 import { schemaVendors } from './scenarios/schema-vendors.js';
+import type { Scenario, Section } from './types.js';
 
 const scenarios: readonly Scenario[] = [
   jsonlMatrix,
@@ -29,6 +31,8 @@ const scenarios: readonly Scenario[] = [
   prefixCheck,
   schemaVendors,
   failFast,
+  providers,
+  cliBig,
 ];
 
 // `pnpm bench -- --quick` forwards the `--` itself.

@@ -277,31 +277,54 @@ describe('elements', () => {
 describe('prefix check', () => {
   const cases = prefixCheck.cases(true);
 
-  test('one quick case each (partial builder, JSONL decoder, element scanner), prefix checks on against off, on the same input', () => {
-    expect(cases.map((c) => c.label)).toStrictEqual(['10 KB', 'JSONL 10 KB', 'elements 10 KB']);
-    const names: Record<string, [string, string]> = {
+  test('one quick case each (partial builder, JSONL decoder, Node JSONL stream, element scanner), prefix checks on against off, on the same input', () => {
+    expect(cases.map((c) => c.label)).toStrictEqual([
+      '10 KB',
+      'JSONL 10 KB',
+      'Node JSONL stream 10 KB',
+      'elements 10 KB',
+    ]);
+    const floor = 'floor: prefixCheck: false + one charCodeAt pass over every chunk (no parsing)';
+    const names: Record<string, [string, string, string, string?]> = {
       '10 KB': [
         'llmjson createPartialBuilder, schema, prefix checks on (default)',
         'llmjson createPartialBuilder, schema, prefixCheck: false',
+        'engine',
       ],
       'JSONL 10 KB': [
         'llmjson createJsonlDecoder, schema, prefixCheck: true',
         'llmjson createJsonlDecoder, schema, prefixCheck: false (default)',
+        'engine',
+        floor,
+      ],
+      'Node JSONL stream 10 KB': [
+        'llmjson createJsonlStream (Node), schema, failFast: true (prefix checks on, the default with failFast)',
+        'llmjson createJsonlStream (Node), schema, failFast: true, prefixCheck: false',
+        'stream',
       ],
       'elements 10 KB': [
         'llmjson createElementScanner, element schema, prefixCheck: true',
         'llmjson createElementScanner, element schema, prefixCheck: false (default)',
+        'engine',
+        floor,
       ],
     };
     for (const c of cases) {
-      const [on, off] = names[c.label] ?? ['', ''];
+      const [on, off, layer, floorName] = names[c.label] ?? ['', '', ''];
       expect(c.contestants.map((x) => [x.entrant.name, x.entrant.layer, x.entrant.ours])).toStrictEqual([
-        [on, 'engine', true],
-        [off, 'engine', false],
+        [on, layer, true],
+        [off, layer, false],
+        ...(floorName === undefined ? [] : [[floorName, 'floor', false]]),
       ]);
-      // Both deliver the same value (and throw on any diagnostic): only the prefix checks differ.
-      expect(c.contestants[0]?.expected).toBe(c.contestants[1]?.expected);
+      // All deliver the same value (and throw on any diagnostic): only the prefix checks differ.
+      for (const x of c.contestants) expect(x.expected).toBe(c.contestants[0]?.expected);
       expect(c.size).toBeGreaterThan(9_000);
+    }
+  });
+
+  test('every entrant delivers exactly its expected values with no diagnostic', async () => {
+    for (const c of cases) {
+      for (const { entrant, expected } of c.contestants) expect(await entrant.run(), entrant.name).toEqual(expected);
     }
   });
 });

@@ -3,21 +3,22 @@
  * from the Vercel AI SDK fixtures), replayed as the AI SDK replays them: each line of a
  * `*.chunks.txt` as `data: <line>\n\n`, then `data: [DONE]\n\n`; a `*.sse` file as is.
  *
- * OpenAI-compatible Chat Completions, OpenAI Responses, Anthropic Messages and Google Gemini
- * streams are decoded: the text equals the collector's concatenation of the text blocks, the argument pieces
- * of each tool call equal the collector's concatenation (where the collector has `""`, the
- * decoder's documented rule gives the input sent up front, or `{}`), finish reason, usage and
- * model are the values the streams carry, and every chunking gives the same result.
- *
- * Bedrock and Cohere streams are not decoded: under `auto` each is reported by name
- * (a `schema` diagnostic, then the count of ignored events), never silently empty.
+ * Every recording is decoded (OpenAI-compatible Chat Completions, Mistral, OpenAI Responses,
+ * Anthropic Messages, Google Gemini, Cohere v2 chat, Amazon Bedrock ConverseStream): the text
+ * equals the collector's concatenation of the text blocks, the argument pieces of each tool call
+ * equal the collector's concatenation (where the collector has `""`, the decoder's documented
+ * rule gives the input sent up front, or `{}`), finish reason, usage and model (where the stream
+ * names one) are the values the streams carry, and every chunking gives the same result. The
+ * Bedrock recordings are also replayed as the binary AWS event-stream frames Bedrock sends them
+ * in (encoded by `@smithy/eventstream-codec`), and the Mistral ones under `input: 'mistral'`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test as fcTest } from '@fast-check/vitest';
-import type { ProviderInput } from '@llmjson/core';
+import { createProviderDecoder, type ProviderInput } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
-import { chunkText, numRuns, splitAt, splitPoints } from '../support/chunking.js';
+import { framesOf } from '../support/bedrock.js';
+import { chunkBytes, chunkText, numRuns, splitAt, splitPoints } from '../support/chunking.js';
 import { corpus } from '../support/corpora.js';
 import { runProviderDecoder } from '../support/provider.js';
 
@@ -52,7 +53,7 @@ const usage = (inputTokens: number, outputTokens: number, totalTokens: number) =
 });
 
 /** What each decoded stream carries (read off the recordings). */
-const EXPECTED: Record<string, { provider: ProviderInput; model: string; finishReason: string; usage?: object }> = {
+const EXPECTED: Record<string, { provider: ProviderInput; model?: string; finishReason: string; usage?: object }> = {
   'anthropic-json-output-format.1.chunks.txt': {
     provider: 'anthropic',
     model: 'claude-sonnet-4-5-20250929',
@@ -184,7 +185,26 @@ const EXPECTED: Record<string, { provider: ProviderInput; model: string; finishR
     finishReason: 'stop',
     usage: usage(13, 8, 21),
   },
+  // Cohere and Bedrock stream no model name. Cohere usage: `tokens`, not `billed_units`.
+  'cohere-text.chunks.txt': { provider: 'cohere', finishReason: 'COMPLETE', usage: usage(507, 10, 517) },
+  'cohere-tool-call.chunks.txt': { provider: 'cohere', finishReason: 'TOOL_CALL', usage: usage(1549, 95, 1644) },
+  // The metadata (usage) event comes after messageStop, or before it.
+  'amazon-bedrock-text.chunks.txt': { provider: 'bedrock', finishReason: 'end_turn', usage: usage(22, 55, 77) },
+  'amazon-bedrock-json-other-tool.1.chunks.txt': {
+    provider: 'bedrock',
+    finishReason: 'tool_use',
+    usage: usage(843, 28, 871),
+  },
+  'amazon-bedrock-json-tool-text-then-weather-then-json.1.chunks.txt': {
+    provider: 'bedrock',
+    finishReason: 'tool_use',
+    usage: usage(500, 100, 600),
+  },
 };
+
+/** The decoder's key for a collector's key: Cohere calls are `tool_call<index>`, the collector's `index<n>`. */
+const decoderKey = (file: string, key: string) =>
+  file.startsWith('cohere-') ? key.replace(/^index/, 'tool_call') : key;
 
 /** Tool calls whose collector concatenation is `""`: the decoder's arguments by the documented rule. */
 const EMPTY_PIECES_READ_AS: Record<string, string> = {
@@ -193,21 +213,53 @@ const EMPTY_PIECES_READ_AS: Record<string, string> = {
   'anthropic-programmatic-tool-calling.1.chunks.txt message1.block2': '{"player":"player1"}',
 };
 
-const DECODED = /^(?:OpenAI-compatible Chat Completions|OpenAI Responses|Anthropic Messages|Google Gemini)/;
-const NOT_DECODED: Record<string, string> = {
-  'Amazon Bedrock': 'Amazon Bedrock ConverseStream',
-  'Cohere v2': 'Cohere v2 chat',
-};
-
 const entries = index.present ? index.load() : [];
-const decoded = entries.filter((e) => DECODED.test(e.api));
-const others = entries.filter((e) => !DECODED.test(e.api));
+const decoded = entries;
+
+/** A Bedrock recording as the binary frames Bedrock sends: one `event` frame per recorded event. */
+function bedrockFrames(file: string): Uint8Array {
+  const events = readFileSync(join(index.path, '..', file), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return framesOf(events, 'application/json');
+}
+
+/** Decodes byte chunks as the adapters do: offered to `bytes` first, else decoded as text. */
+function runBytes(chunks: readonly Uint8Array[]) {
+  let text = '';
+  const tools: Record<string, string> = {};
+  const diagnostics: unknown[] = [];
+  const decoder = createProviderDecoder(
+    { input: 'auto' },
+    {
+      text: (t) => {
+        text += t;
+      },
+      toolArguments: (key, delta) => {
+        tools[key] = (tools[key] ?? '') + delta;
+      },
+      diagnostic: (d) => diagnostics.push(d),
+    },
+  );
+  const utf8 = new TextDecoder();
+  for (const chunk of chunks) if (!decoder.bytes(chunk)) decoder.write(utf8.decode(chunk, { stream: true }));
+  decoder.end();
+  return {
+    text,
+    tools,
+    diagnostics,
+    provider: decoder.provider,
+    finishReason: decoder.finishReason,
+    usage: decoder.usage,
+    toolCalls: decoder.toolCalls,
+  };
+}
 
 describe.skipIf(!index.present)('provider decoder over recorded streams', () => {
-  test('every recording is either decoded or reported', () => {
+  test('every recording is decoded', () => {
     expect(decoded.map((e) => e.file).sort()).toEqual(Object.keys(EXPECTED).sort());
-    expect(others.every((e) => Object.keys(NOT_DECODED).some((p) => e.api.startsWith(p)))).toBe(true);
-    expect(decoded.length + others.length).toBe(26);
+    expect(decoded.length).toBe(26);
   });
 
   describe.each(decoded.map((e) => [e.file, e] as const))('%s', (file, entry) => {
@@ -218,7 +270,8 @@ describe.skipIf(!index.present)('provider decoder over recorded streams', () => 
     test('text, tool arguments, finish reason, usage and model', () => {
       expect(whole.text).toBe(entry.derived_by_collector.text.map((t) => t.text).join(''));
       for (const derived of entry.derived_by_collector.tool_arguments) {
-        const [key, name] = derived.key.split(':') as [string, string | undefined];
+        const [collectorKey, name] = derived.key.split(':') as [string, string | undefined];
+        const key = decoderKey(file, collectorKey);
         const call = whole.toolCalls.find((c) => c.key === key);
         expect(call, key).toBeDefined();
         if (name !== undefined) expect(call?.name).toBe(name);
@@ -239,11 +292,18 @@ describe.skipIf(!index.present)('provider decoder over recorded streams', () => 
       expect(whole.usage).toEqual(expected.usage);
       expect(whole.metadata.at(-1)).toEqual({
         provider: expected.provider,
-        model: expected.model,
+        ...(expected.model === undefined ? {} : { model: expected.model }),
         finishReason: expected.finishReason,
         ...(expected.usage === undefined ? {} : { usage: expected.usage }),
       });
       expect(run([input], expected.provider)).toEqual(whole);
+      if (file.startsWith('mistral-')) {
+        const mistral = run([input], 'mistral');
+        expect(mistral.provider).toBe('mistral');
+        expect(mistral.calls.filter((c) => c[0] !== 'metadata')).toEqual(
+          whole.calls.filter((c) => c[0] !== 'metadata'),
+        );
+      }
     });
 
     test('diagnostics: none, except the cut tool call of the abnormal recording', () => {
@@ -314,16 +374,27 @@ describe.skipIf(!index.present)('provider decoder over recorded streams', () => 
     expect(args.recipe.steps[1]).toBe('Cook lasagna noodles according to package directions, drain and set aside.');
   });
 
-  describe.each(others.map((e) => [e.file, e] as const))('%s (not decoded)', (file, entry) => {
-    test('auto reports the format by name instead of producing nothing silently', () => {
-      const r = run([body(file)]);
-      const name = Object.entries(NOT_DECODED).find(([prefix]) => entry.api.startsWith(prefix))?.[1];
-      expect(r.provider).toBeUndefined();
-      expect(r.text).toBe('');
-      expect(r.toolCalls).toEqual([]);
-      expect(r.diagnostics.map((d) => d.reason)).toEqual(['unrecognized', 'unrecognized']);
-      expect(r.diagnostics[0]?.message).toMatch(new RegExp(`^${name} event: this stream format is not decoded`));
-      expect(r.diagnostics[1]?.message).toMatch(/^\d+ more event\(s\) of an unrecognised shape were ignored$/);
-    });
-  });
+  describe.each(decoded.filter((e) => e.api.startsWith('Amazon Bedrock')).map((e) => [e.file] as const))(
+    '%s as binary event-stream frames',
+    (file) => {
+      const bytes = bedrockFrames(file);
+      const whole = run([body(file)]);
+      const expected = { text: whole.text, tools: whole.tools, finishReason: whole.finishReason, usage: whole.usage };
+
+      test('auto recognises the frames; they decode as the JSON events do, at every chunk size', () => {
+        const frames = runBytes([bytes]);
+        expect(frames).toMatchObject({ provider: 'bedrock', ...expected, diagnostics: [] });
+        expect(frames.toolCalls).toEqual(whole.toolCalls);
+        for (let size = 1; size <= 64; size++)
+          expect(runBytes(chunkBytes(bytes, size)), `size ${size}`).toEqual(frames);
+      });
+
+      fcTest.prop([splitPoints(bytes.length)], { numRuns: Math.ceil(numRuns / 5) })(
+        'arbitrary split points',
+        (points) => {
+          expect(runBytes(splitAt(bytes, points))).toEqual(runBytes([bytes]));
+        },
+      );
+    },
+  );
 });

@@ -140,7 +140,8 @@ describe.skipIf(!online)('packaging: the packed tarballs installed with npm in a
   afterAll(() => {
     if (work !== '') rmSync(work, { recursive: true, force: true });
     console.log(`test/packaging: ${((Date.now() - started) / 1000).toFixed(1)} s (pack, npm install, checks)`);
-  });
+    // Removing the installed project (node_modules of every package) takes seconds on a busy disk.
+  }, SLOW);
 
   it.each(PACKAGES)(
     '@llmjson/%s: the tarball holds README.md, LICENSE, dist and resolved versions',

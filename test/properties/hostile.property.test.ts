@@ -18,6 +18,7 @@ import {
   createPartialBuilder,
   createProviderDecoder,
   createSalvageScanner,
+  createToolCallDecoder,
   type Diagnostic,
   DiagnosticReason,
   type Engine,
@@ -206,7 +207,20 @@ const ENGINES: EngineRun[] = [
     },
     check: (stats, out) => expect(stats.updates).toBe(out.values.length),
   },
-  ...(['auto', 'openai', 'openai-responses', 'anthropic', 'ollama', 'gemini'] as const).map(
+  ...(
+    [
+      'auto',
+      'openai',
+      'openai-responses',
+      'anthropic',
+      'ollama',
+      'gemini',
+      'cohere',
+      'mistral',
+      'bedrock',
+      'ai-sdk',
+    ] as const
+  ).map(
     (input): EngineRun => ({
       name: `provider decoder (${input})`,
       create: (_o, call, out) =>
@@ -232,6 +246,55 @@ const ENGINES: EngineRun[] = [
     }),
   ),
 ];
+
+/** The tool-call engine's sink: updates as values, every callback first running `call`. */
+function toolSink(call: () => void, out: Out) {
+  const sink = collecting(call, out, (u: { value: unknown }) => u.value);
+  return { update: sink.value, diagnostic: sink.diagnostic, text: call, reasoning: call, metadata: call };
+}
+
+ENGINES.push(
+  {
+    // The hostile text as one call's arguments, each chunk one OpenAI chat delta: a partial
+    // builder per call, with the tool's schema, under the provider decoder.
+    name: 'tool-call decoder (hostile arguments)',
+    create: (o, call, out) => {
+      const decoder = createToolCallDecoder(
+        {
+          input: 'openai',
+          ...(o.schema === undefined ? {} : { tools: { f: o.schema } }),
+          ...compiler(o),
+          ...(o.maxDepth === undefined ? {} : { maxDepth: o.maxDepth }),
+        },
+        toolSink(call, out),
+      );
+      const delta = (args: string) =>
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', function: { name: 'f', arguments: args } }] } }] })}\n\n`;
+      return {
+        write: (chunk: string) => decoder.write(delta(chunk)),
+        end: () => {
+          decoder.write('data: [DONE]\n\n');
+          decoder.end();
+        },
+        stats: decoder.stats,
+      };
+    },
+    check: (stats, out) => expect(stats.updates).toBe(out.values.length),
+  },
+  {
+    name: 'tool-call decoder (hostile body, auto)',
+    create: (o, call, out) =>
+      createToolCallDecoder(
+        {
+          input: 'auto',
+          ...(o.schema === undefined ? {} : { tools: { f: o.schema, get_weather: o.schema } }),
+          ...compiler(o),
+        },
+        toolSink(call, out),
+      ),
+    check: (stats, out) => expect(stats.updates).toBe(out.values.length),
+  },
+);
 
 const hostileOptions: fc.Arbitrary<Options> = fc
   .tuple(hostileSchemaOptions, fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined, freq: 2 }))

@@ -36,6 +36,33 @@ export function runProviderDecoder(
   input: ProviderInput = 'auto',
   maxEventLength?: number,
 ): Run {
+  return record(input, maxEventLength, (decoder) => {
+    for (const chunk of chunks) decoder.write(chunk);
+  });
+}
+
+/**
+ * Runs the decoder over byte chunks as the adapters do: each chunk offered to `bytes` first,
+ * decoded as UTF-8 text only when handed back (a binary Bedrock body is taken as bytes).
+ */
+export function runProviderDecoderBytes(
+  chunks: readonly Uint8Array[],
+  input: ProviderInput = 'auto',
+  maxEventLength?: number,
+): Run {
+  return record(input, maxEventLength, (decoder) => {
+    const utf8 = new TextDecoder();
+    for (const chunk of chunks) if (!decoder.bytes(chunk)) decoder.write(utf8.decode(chunk, { stream: true }));
+    decoder.write(utf8.decode());
+  });
+}
+
+/** A decoder whose every sink call is recorded, fed by `feed`, then ended. */
+function record(
+  input: ProviderInput,
+  maxEventLength: number | undefined,
+  feed: (decoder: ReturnType<typeof createProviderDecoder>) => void,
+): Run {
   const r: Run = {
     calls: [],
     text: '',
@@ -73,7 +100,7 @@ export function runProviderDecoder(
       r.diagnostics.push(d);
     },
   });
-  for (const chunk of chunks) decoder.write(chunk);
+  feed(decoder);
   decoder.end();
   return {
     ...r,

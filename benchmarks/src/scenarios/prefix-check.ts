@@ -25,7 +25,8 @@ import {
   linePrefixCheck,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
-import { type Entrant, Layer } from '../entrants.js';
+import { createJsonlStream } from '@llmjson/node';
+import { drive, type Entrant, Layer } from '../entrants.js';
 import { compare, fastestOf, ratio } from '../harness.js';
 import { charChunks, jsonlAnswer, partialDocument, triadObjects, triadSchema } from '../inputs.js';
 import { formatRatio, formatSize, formatSpread } from '../report.js';
@@ -41,14 +42,25 @@ const JSONL_FULL_SIZES = [100_000];
 const JSONL_QUICK_SIZES = [10_000];
 const JSONL_ON = 'llmjson createJsonlDecoder, schema, prefixCheck: true';
 const JSONL_OFF = 'llmjson createJsonlDecoder, schema, prefixCheck: false (default)';
+const STREAM_ON =
+  'llmjson createJsonlStream (Node), schema, failFast: true (prefix checks on, the default with failFast)';
+const STREAM_OFF = 'llmjson createJsonlStream (Node), schema, failFast: true, prefixCheck: false';
 const ELEMENT_FULL_SIZES = [100_000];
 const ELEMENT_QUICK_SIZES = [10_000];
 const ELEMENT_ON = 'llmjson createElementScanner, element schema, prefixCheck: true';
 const ELEMENT_OFF = 'llmjson createElementScanner, element schema, prefixCheck: false (default)';
+/**
+ * The floor of any check that reads the text as it arrives: the entrant without prefix checks
+ * plus one JavaScript pass over every character of every chunk that only counts quotes — no
+ * parsing, no schema. A prefix check must read each character at least once (those outside
+ * strings at least), so its cost cannot fall below this row.
+ */
+const FLOOR = 'floor: prefixCheck: false + one charCodeAt pass over every chunk (no parsing)';
 /** The two entrants each case compares: [on, off]. */
 const PAIRS: readonly (readonly [string, string])[] = [
   [ON, OFF],
   [JSONL_ON, JSONL_OFF],
+  [STREAM_ON, STREAM_OFF],
   [ELEMENT_ON, ELEMENT_OFF],
 ];
 
@@ -112,6 +124,29 @@ function builder(chunks: readonly string[], prefixCheck: boolean): Entrant {
   };
 }
 
+/** Reads every character of every chunk once, as a check in flight must (the floor's pass). */
+function readEveryCharacter(chunk: string): void {
+  let quotes = 0;
+  for (let i = 0; i < chunk.length; i++) if (chunk.charCodeAt(i) === 0x22) quotes++;
+  sink = quotes;
+}
+
+/**
+ * `off` (prefix checks off) after the floor's pass over every chunk: a lower bound (the pass
+ * runs apart, in one tight loop, cheaper than reading each chunk as it is written).
+ */
+function floorOf(off: Entrant, chunks: readonly string[]): Entrant {
+  return {
+    name: FLOOR,
+    layer: Layer.floor,
+    ours: false,
+    run() {
+      for (const chunk of chunks) readEveryCharacter(chunk);
+      return off.run();
+    },
+  };
+}
+
 function jsonlDecoder(chunks: readonly string[], schema: JsonSchema, prefixCheck: boolean): Entrant {
   return {
     name: prefixCheck ? JSONL_ON : JSONL_OFF,
@@ -136,6 +171,17 @@ function jsonlDecoder(chunks: readonly string[], schema: JsonSchema, prefixCheck
       if (diagnostics !== 0) throw new Error(`${diagnostics} diagnostics on a valid answer`);
       return values;
     },
+  };
+}
+
+/** The Node JSONL stream with fail fast, the chunks written in one burst (as a replay or a socket read gives them). */
+function jsonlStream(chunks: readonly string[], schema: JsonSchema, prefixCheck: boolean): Entrant {
+  return {
+    name: prefixCheck ? STREAM_ON : STREAM_OFF,
+    layer: Layer.stream,
+    ours: prefixCheck,
+    run: () =>
+      drive(createJsonlStream({ schema, failFast: true, ...(prefixCheck ? {} : { prefixCheck: false }) }), chunks),
   };
 }
 
@@ -167,7 +213,24 @@ function elementScanner(chunks: readonly string[], schema: JsonSchema, prefixChe
 }
 
 function cases(quick: boolean): Case[] {
-  return [...builderCases(quick), ...jsonlCases(quick), ...elementCases(quick)];
+  return [...builderCases(quick), ...jsonlCases(quick), ...streamCases(quick), ...elementCases(quick)];
+}
+
+/** What a Node user with `failFast` runs: the JSONL stream, prefix checks on (its default) and off. */
+function streamCases(quick: boolean): Case[] {
+  const schema = triadSchema();
+  return (quick ? JSONL_QUICK_SIZES : JSONL_FULL_SIZES).map((chars, i): Case => {
+    const answer = jsonlAnswer(chars, 120 + i, 0, triadObjects());
+    const chunks = charChunks(answer.text, CHUNK).strings;
+    return {
+      label: `Node JSONL stream ${formatSize(chars)}`,
+      size: Buffer.byteLength(answer.text),
+      contestants: [jsonlStream(chunks, schema, true), jsonlStream(chunks, schema, false)].map((entrant) => ({
+        entrant,
+        expected: answer.valid,
+      })),
+    };
+  });
 }
 
 /** The JSONL answer's objects (about 200 bytes each) as one JSON array. */
@@ -181,10 +244,11 @@ function elementCases(quick: boolean): Case[] {
     return {
       label: `elements ${formatSize(chars)}`,
       size: Buffer.byteLength(text),
-      contestants: [elementScanner(chunks, schema, true), elementScanner(chunks, schema, false)].map((entrant) => ({
-        entrant,
-        expected,
-      })),
+      contestants: [
+        elementScanner(chunks, schema, true),
+        elementScanner(chunks, schema, false),
+        floorOf(elementScanner(chunks, schema, false), chunks),
+      ].map((entrant) => ({ entrant, expected })),
     };
   });
 }
@@ -198,10 +262,11 @@ function jsonlCases(quick: boolean): Case[] {
     return {
       label: `JSONL ${formatSize(chars)}`,
       size: Buffer.byteLength(answer.text),
-      contestants: [jsonlDecoder(chunks, schema, true), jsonlDecoder(chunks, schema, false)].map((entrant) => ({
-        entrant,
-        expected,
-      })),
+      contestants: [
+        jsonlDecoder(chunks, schema, true),
+        jsonlDecoder(chunks, schema, false),
+        floorOf(jsonlDecoder(chunks, schema, false), chunks),
+      ].map((entrant) => ({ entrant, expected })),
     };
   });
 }
@@ -231,7 +296,9 @@ export const prefixCheck: Scenario = {
     "Then the JSONL decoder on the matrix's short-line answer (100 KB; 10 KB with --quick; the 3-branch discriminated union, every branch strict) " +
     `in 4-character chunks, prefixCheck: true against the default (false); both validate every line with ajv. Target: at most ${TARGET}×. ` +
     'Then the element scanner on the same kind of objects (about 200 bytes each) as one JSON array (100 KB; 10 KB with --quick), ' +
-    `in 4-character chunks, prefixCheck: true against false; both validate every element with ajv. Target: at most ${TARGET}×.`,
+    `in 4-character chunks, prefixCheck: true against false; both validate every element with ajv. Target: at most ${TARGET}×. ` +
+    "And what a Node user with failFast runs: createJsonlStream({ schema, failFast: true }) (prefix checks on, failFast's default) against the same with prefixCheck: false, " +
+    'the 4-character chunks written in one burst (the stream hands chunks written together to the decoder together: decision 022).',
   cases,
   async run(context) {
     const rows: string[][] = [];
@@ -244,27 +311,56 @@ export const prefixCheck: Scenario = {
       const on = timings.find((t) => t.name === pair?.[0]);
       const off = timings.find((t) => t.name === pair?.[1]);
       if (on === undefined || off === undefined) continue;
-      const kind = on.name === JSONL_ON ? 'jsonl' : on.name === ELEMENT_ON ? 'elements' : 'builder';
+      const kind =
+        on.name === JSONL_ON
+          ? 'jsonl'
+          : on.name === ELEMENT_ON
+            ? 'elements'
+            : on.name === STREAM_ON
+              ? 'stream'
+              : 'builder';
       const r = ratio(on, off);
       // The fastest run per round is less disturbed by other processes on a busy machine.
       const fastest = ratio(fastestOf(on), fastestOf(off));
-      rows.push([c.label, on.medianMs.toFixed(2), off.medianMs.toFixed(2), formatSpread(r), formatSpread(fastest)]);
+      const floor = timings.find((t) => t.name === FLOOR);
+      const floorRatio = floor === undefined ? undefined : ratio(fastestOf(floor), fastestOf(off));
+      rows.push([
+        c.label,
+        on.medianMs.toFixed(2),
+        off.medianMs.toFixed(2),
+        formatSpread(r),
+        formatSpread(fastest),
+        floorRatio === undefined ? '—' : formatSpread(floorRatio),
+      ]);
       targets.push({
         target:
           kind === 'jsonl'
             ? `JSONL prefix checks: ≤ ${TARGET}× the JSONL decoder without them (4-char chunks, same schema)`
-            : kind === 'elements'
-              ? `element prefix checks: ≤ ${TARGET}× the element scanner without them (4-char chunks, ~200-byte elements, same schema)`
-              : `prefix checks: ≤ ${TARGET}× the partial builder without them (4-char chunks, same schema)`,
+            : kind === 'stream'
+              ? `JSONL prefix checks on the Node stream with failFast (its default): ≤ ${TARGET}× the same stream with prefixCheck: false (4-char chunks written in one burst)`
+              : kind === 'elements'
+                ? `element prefix checks: ≤ ${TARGET}× the element scanner without them (4-char chunks, ~200-byte elements, same schema)`
+                : `prefix checks: ≤ ${TARGET}× the partial builder without them (4-char chunks, same schema)`,
         basis: `${on.name} vs ${off.name}, ${c.label}`,
-        measured: `time relative to prefixCheck: false: ${formatRatio(r.median)} (${formatRatio(r.min)}–${formatRatio(r.max)})`,
+        measured:
+          `time relative to prefixCheck: false: ${formatRatio(r.median)} (${formatRatio(r.min)}–${formatRatio(r.max)})` +
+          (floorRatio === undefined
+            ? ''
+            : `; the floor (one charCodeAt pass over every chunk, no parsing) alone: ${formatRatio(floorRatio.median)}`),
         met: r.median <= TARGET,
       });
       data.push({ label: c.label, timings });
     }
     const table: Table = {
-      caption: `Time of one run in ms (median over rounds), and on ÷ off (target ≤ ${TARGET}×; medians, then fastest runs). Rows: the partial builder (prefix checks on by default), then the JSONL decoder (off by default), then the element scanner.`,
-      header: ['case', 'prefix checks on', 'prefix checks off', 'on ÷ off', 'on ÷ off, fastest run per round'],
+      caption: `Time of one run in ms (median over rounds), and on ÷ off (target ≤ ${TARGET}×; medians, then fastest runs). Rows: the partial builder (prefix checks on by default), then the JSONL decoder (off by default), then the element scanner. The last column is the floor of any check that reads each character as it arrives: the same entrant without prefix checks, plus one charCodeAt pass over every chunk that parses nothing (JSONL and elements; the builder reads every character already).`,
+      header: [
+        'case',
+        'prefix checks on',
+        'prefix checks off',
+        'on ÷ off',
+        'on ÷ off, fastest run per round',
+        'floor ÷ off, fastest run per round',
+      ],
       rows,
     };
     return {

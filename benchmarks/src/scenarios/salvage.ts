@@ -5,7 +5,9 @@
  * questions: does the scan stay linear however bad the prose, how does it compare with
  * `JSON.parse` over a valid document of the same size, and with the peers a user would pick
  * (the nested-loop bracket matcher most code uses, best-effort-json-parser, jsonrepair where
- * its input model fits)?
+ * its input model fits)? Then bracket-dense prose (a `{` or `[` every few characters, each
+ * opening a candidate that dies at once) of 100 KB and 1 MB before a fenced answer: extractJson
+ * against `JSON.parse` of as much JSON and against best-effort-json-parser (issue 15).
  */
 
 import { jsonrepair } from 'jsonrepair';
@@ -19,7 +21,14 @@ import {
   nestedLoopMatcher,
 } from '../entrants.js';
 import { compare, exponentOf, measureGrowing, ratio, type SizeResult, type Skipped } from '../harness.js';
-import { charChunks, fencedDocument, jsonDocument, type ProseAnswer, proseThenFence } from '../inputs.js';
+import {
+  charChunks,
+  fencedDocument,
+  jsonDocument,
+  type ProseAnswer,
+  proseThenFence,
+  salvageAnswer,
+} from '../inputs.js';
 import {
   type CaseTimings,
   formatExponent,
@@ -43,6 +52,51 @@ const CEILING_TARGET = 1;
 /** …and at least this many times as fast as best-effort-json-parser. */
 const BEST_EFFORT_TARGET = 20;
 const SCANNER = 'llmjson createSalvageScanner, 4-char chunks';
+
+/**
+ * Bracket-dense prose (issue 15): every few characters a `{` or `[` that opens a candidate
+ * which dies within a few characters, and an odd number of quotes per repeat. Repeated to
+ * the size, then the answer in a ```json fence.
+ */
+export const DENSE_UNIT = 'a set {x, y and see [3 and {"k": then "quoted } text ';
+const DENSE_SIZES = [100_000, 1_000_000];
+const QUICK_DENSE_SIZES = [10_000, 100_000];
+/** Targets for bracket-dense prose: extractJson vs JSON.parse of as much JSON, and vs best-effort-json-parser. */
+const DENSE_CEILING_TARGET = 0.5;
+const DENSE_BEST_EFFORT_TARGET = 20;
+const DENSE_EXPONENT_TARGET = 1.1;
+
+/** About `bytes` of bracket-dense prose (`DENSE_UNIT` repeated), then the answer in a ```json fence. */
+export function bracketDenseProse(bytes: number): { readonly text: string; readonly answer: unknown } {
+  const answer = salvageAnswer(9);
+  const fenced = `\n\nHere is the answer:\n\n\`\`\`json\n${JSON.stringify(answer, null, 2)}\n\`\`\`\n`;
+  const repeats = Math.max(1, Math.ceil((bytes - Buffer.byteLength(fenced)) / DENSE_UNIT.length));
+  return { text: `${DENSE_UNIT.repeat(repeats)}${fenced}`, answer };
+}
+
+/** The bracket-dense cases (growing): extractJson, the JSON.parse ceiling, best-effort-json-parser. */
+export function denseCases(quick: boolean): Case[] {
+  return (quick ? QUICK_DENSE_SIZES : DENSE_SIZES).map((bytes, i): Case => {
+    const input = bracketDenseProse(bytes);
+    const size = Buffer.byteLength(input.text);
+    const document = jsonDocument(size, 90 + i);
+    return {
+      label: `${formatSize(bytes)} bracket-dense prose + fence`,
+      size,
+      contestants: [
+        { entrant: nativeDocument(document), expected: [JSON.parse(document)] },
+        { entrant: llmjsonExtractOne(input.text), expected: [input.answer] },
+        // It parses the fence's contents and ignores the prose before it.
+        { entrant: bestEffortJson(input.text), expected: [input.answer] },
+      ],
+    };
+  });
+}
+
+/** A same-run ratio as `median (min–max over rounds)`, the spread always shown. */
+function medianAndSpread(r: { median: number; min: number; max: number }): string {
+  return `${formatRatio(r.median)} (${formatRatio(r.min)}–${formatRatio(r.max)})`;
+}
 
 /** The prose input of the `i`-th size. */
 function proseInput(quick: boolean, i: number): ProseAnswer {
@@ -114,6 +168,8 @@ export const salvage: Scenario = {
     'count brackets outside strings, JSON.parse the balanced span, on failure start again at the next bracket), which finds the same values; ' +
     "best-effort-json-parser's parse, which returns the first fence's contents; jsonrepair (+ JSON.parse) on the fenced-only answer only. " +
     'The ceiling is JSON.parse of a valid compact JSON document of the same size. ' +
+    `Then bracket-dense prose (\`${DENSE_UNIT.trim()}\` repeated, a candidate opened every few characters, then the answer in a \`\`\`json fence), 100 KB and 1 MB: ` +
+    'extractJson against JSON.parse of as much valid JSON and against best-effort-json-parser on the same text, as same-run ratios. ' +
     `Growth exponent: log(t(largest)/t(smallest)) / log(size ratio), 1.0 linear, 2.0 quadratic. An entrant whose predicted time for one run at the next size exceeds ${MAX_RUN_MS / 1000} s is not run there.`,
   cases,
   async run(context) {
@@ -129,6 +185,71 @@ export const salvage: Scenario = {
       maxRunMs: MAX_RUN_MS,
       skipped: fencedSkipped,
     });
+
+    const denseAll = denseCases(context.quick);
+    const dense = await measureGrowing(denseAll, context, 'salvage (bracket-dense)', MAX_RUN_MS);
+    const denseSmall = dense[0] as SizeResult;
+    const denseLarge = dense[dense.length - 1] as SizeResult;
+    const denseOurs = (r: SizeResult) => r.timings.find((t) => t.name === 'llmjson extractJson');
+    const denseTargets: TargetResult[] = [];
+    const denseRows: string[][] = [];
+    {
+      const mine = denseOurs(denseLarge);
+      const ceilingTiming = denseLarge.timings.find((t) => t.layer === 'ceiling');
+      const peer = denseLarge.timings.find((t) => t.name === 'best-effort-json-parser parse');
+      const small = denseOurs(denseSmall);
+      if (mine !== undefined && ceilingTiming !== undefined) {
+        const r = ratio(ceilingTiming, mine);
+        denseRows.push([
+          `extractJson vs ${ceilingTiming.name} (speed ratio)`,
+          denseLarge.label,
+          medianAndSpread(r),
+          `≥ ${formatRatio(DENSE_CEILING_TARGET)}`,
+        ]);
+        denseTargets.push({
+          target: `salvage: extractJson on bracket-dense prose ≥ ${formatRatio(DENSE_CEILING_TARGET)} JSON.parse of as much JSON`,
+          basis: `llmjson extractJson, ${denseLarge.label}`,
+          measured: `speed relative to ${ceilingTiming.name}: ${medianAndSpread(r)}`,
+          met: r.median >= DENSE_CEILING_TARGET,
+        });
+      }
+      if (mine !== undefined && peer !== undefined) {
+        const r = ratio(peer, mine);
+        denseRows.push([
+          `extractJson vs ${peer.name} on the same prose (speed ratio)`,
+          denseLarge.label,
+          medianAndSpread(r),
+          `≥ ${formatRatio(DENSE_BEST_EFFORT_TARGET)}`,
+        ]);
+        denseTargets.push({
+          target: `salvage: extractJson on bracket-dense prose ≥ ${DENSE_BEST_EFFORT_TARGET}× faster than best-effort-json-parser`,
+          basis: `llmjson extractJson, ${denseLarge.label}`,
+          measured: `speed relative to ${peer.name}: ${medianAndSpread(r)}`,
+          met: r.median >= DENSE_BEST_EFFORT_TARGET,
+        });
+      }
+      if (mine !== undefined && small !== undefined && denseLarge !== denseSmall) {
+        const e = exponentOf(small, denseSmall.size, mine, denseLarge.size);
+        const spread = `${e.median.toFixed(2)} (${e.min.toFixed(2)}–${e.max.toFixed(2)})`;
+        denseRows.push([
+          'extractJson growth exponent',
+          `${denseSmall.label} → ${denseLarge.label}`,
+          spread,
+          `≤ ${DENSE_EXPONENT_TARGET.toFixed(1)}`,
+        ]);
+        denseTargets.push({
+          target: `salvage: growth exponent ≤ ${DENSE_EXPONENT_TARGET.toFixed(1)} on bracket-dense prose`,
+          basis: `llmjson extractJson, ${denseSmall.label} → ${denseLarge.label}`,
+          measured: `exponent ${spread}`,
+          met: e.median <= DENSE_EXPONENT_TARGET,
+        });
+      }
+    }
+    const denseTable: Table = {
+      caption: `Bracket-dense prose (\`${DENSE_UNIT.trim()}\` repeated, then the answer in a \`\`\`json fence): same-run ratios, median over rounds (min–max over rounds).`,
+      header: ['comparison', 'input', 'median (min–max)', 'target'],
+      rows: denseRows,
+    };
 
     const names = proseCases[0]?.contestants.map((x) => x.entrant) ?? [];
     const first = results[0] as SizeResult;
@@ -220,10 +341,12 @@ export const salvage: Scenario = {
         timesPerSize('Prose + fence: time of one run (median over rounds) at each size.', results),
         sideBySide('Prose + fence: time at each size, side by side.', proseTimings),
         fencedTable,
+        denseTable,
+        timesPerSize('Bracket-dense prose + fence: time of one run (median over rounds) at each size.', dense),
       ],
       notes,
-      targets,
-      data: { prose: results, fenced: fencedTimings, fencedSkipped },
+      targets: [...targets, ...denseTargets],
+      data: { prose: results, fenced: fencedTimings, fencedSkipped, dense },
     };
   },
 };

@@ -16,6 +16,7 @@ import { quoteInput } from '@llmjson/core';
 import { compileStandaloneModule } from '@llmjson/core/ajv';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { fileProblem, writableFile } from './output-paths.js';
+import { checkSchemaFileExists } from './schema-options.js';
 import type { Io } from './stream-command.js';
 
 export interface CompileFlags {
@@ -26,6 +27,7 @@ export interface CompileFlags {
 
 export async function runCompileCommand(file: string, flags: CompileFlags, io: Io): Promise<number> {
   const output = flags.output === undefined ? undefined : writableFile(io.cwd, flags.output, '-o');
+  checkSchemaFileExists(resolve(io.cwd, file), quoteInput(file));
   const schema = readSchemaFile(resolve(io.cwd, file));
   const discriminator =
     flags.discriminator === false

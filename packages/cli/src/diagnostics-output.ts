@@ -1,6 +1,6 @@
 /**
  * Diagnostics on stderr: `text` (default) is one human line per diagnostic — line number,
- * offset, reason, message — and an indented excerpt; `json` is one JSON object per line;
+ * column (from 1), offset, reason, message — and an indented excerpt; `json` is one JSON object per line;
  * `none` prints nothing (the counts still decide the exit code).
  *
  * Messages are cut at `MAX_MESSAGE_LENGTH` characters: a validator's message quotes the
@@ -23,10 +23,12 @@ export function formatDiagnostic(d: Diagnostic, format: DiagnosticsFormat, sourc
   if (format === 'none') return undefined;
   const message = quoteInput(d.message, MAX_MESSAGE_LENGTH);
   if (format === 'json') return `${JSON.stringify({ source, ...d, message })}\n`;
+  // The column counted from 1, as editors count it (the JSON format keeps the 0-based `column`).
+  const column = d.column === undefined ? '' : `, column ${d.column + 1}`;
   const where =
     d.line === undefined
       ? `offset ${d.offset}`
-      : `${d.endLine === undefined || d.endLine === d.line ? `line ${d.line}` : `lines ${d.line}-${d.endLine}`}, offset ${d.offset}`;
+      : `${d.endLine === undefined || d.endLine === d.line ? `line ${d.line}` : `lines ${d.line}-${d.endLine}`}${column}, offset ${d.offset}`;
   const excerpt = d.excerpt === '' ? '' : `\n    | ${d.excerpt}`;
   return `${source}: ${where}: ${d.reason}: ${message}${excerpt}\n`;
 }

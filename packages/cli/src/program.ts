@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { ContractConfigurationError } from '@llmjson/contracts';
-import { ConfigurationError, quoteInput } from '@llmjson/core';
+import { ConfigurationError, ProviderFormat, quoteInput } from '@llmjson/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type BatchFlags, runBatchCommand } from './batch-command.js';
 import { runCheckCommand } from './check-command.js';
@@ -60,17 +60,23 @@ function boundCommanderMessage(message: string): string {
   return cut.length <= MAX_MESSAGE_LENGTH ? cut : `${quoteInput(cut.trimEnd(), MAX_MESSAGE_LENGTH)}\n`;
 }
 
-const MODES: Record<Mode, { summary: string; examples: string }> = {
+/** The options a stream mode takes beyond those every mode takes (--input, --api, --output-file, --diagnostics, the schema options, --coerce). */
+type ModeOption = 'strict' | 'require' | 'fail-fast' | 'max-line-length' | 'tolerate' | 'max-length' | 'path' | 'emit';
+
+const MODES: Record<Mode, { summary: string; options: readonly ModeOption[]; examples: string }> = {
   jsonl: {
     summary: 'one JSON object per line: each valid object as soon as its line is complete',
-    examples: `  curl -N $URL -d @req.json | llmjson jsonl --input openai --schema item.schema.json
-  llmjson jsonl answer.txt --schema-ref kg.extract.v1 --diagnostics json 2>dropped.jsonl
+    options: ['strict', 'require', 'fail-fast', 'max-line-length'],
+    examples: `  curl -N $URL -d @req.json | llmjson jsonl --schema item.schema.json
+  llmjson jsonl answer.txt --schema-ref llmjson.kg.definition_relationship.v1 --diagnostics json 2>dropped.jsonl
   llmjson jsonl answer.txt --strict --require 10
-  curl -N $URL -d @req.json | llmjson jsonl --input openai --schema item.schema.json --fail-fast
-  llmjson jsonl answer.txt --schema item.schema.json --coerce string-to-number,enum-case`,
+  curl -N $URL -d @req.json | llmjson jsonl --schema item.schema.json --fail-fast
+  llmjson jsonl answer.txt --schema item.schema.json --coerce string-to-number,enum-case
+  llmjson jsonl recorded-sse.txt --input text --diagnostics none`,
   },
   json: {
     summary: 'one JSON document (fence or prose around it tolerated): printed once it is complete and valid',
+    options: ['fail-fast', 'tolerate', 'max-length'],
     examples: `  llmjson json answer.txt --schema sections.schema.json --output-file sections.json
   llmjson json --tolerate none --api < answer.txt
   curl -N $URL | llmjson json --input anthropic --schema sections.schema.json --fail-fast
@@ -78,29 +84,54 @@ const MODES: Record<Mode, { summary: string; examples: string }> = {
   },
   salvage: {
     summary: 'every JSON value hidden in prose, fences or inline code, as each closes',
+    options: ['strict', 'require'],
     examples: `  llmjson salvage chat-log.md --schema action.schema.json
-  llmjson salvage chat-log.md --schema action.schema.json --coerce enum-case`,
+  llmjson salvage chat-log.md --schema action.schema.json --coerce enum-case --require 1`,
   },
   partial: {
     summary: 'what each chunk changed in the value so far (or the whole value so far, with --emit snapshots)',
-    examples: `  curl -N $URL | llmjson partial --input anthropic
+    options: ['fail-fast', 'emit'],
+    examples: `  curl -N $URL | llmjson partial
   llmjson partial answer.json --emit snapshots | tail -1
   curl -N $URL | llmjson partial --input openai --schema doc.schema.json --fail-fast
   llmjson partial answer.json --schema doc.schema.json --coerce --emit snapshots | tail -1`,
   },
   elements: {
     summary: 'each element of a JSON array (or of the array at --path) as soon as it is complete',
+    options: ['strict', 'require', 'fail-fast', 'path'],
     examples: `  llmjson elements answer.json --path '$.items' --schema doc.schema.json
   llmjson elements truncated.json --require 1
-  curl -N $URL | llmjson elements --input ollama --path '$.items' --schema doc.schema.json --fail-fast
+  curl -N $URL | llmjson elements --path '$.items' --schema doc.schema.json --fail-fast
   llmjson elements answer.json --path '$.items' --schema doc.schema.json --coerce string-to-number`,
   },
 };
 
+/** The examples of `llmjson --help`: one per kind of use, with --fail-fast and --retries. */
+const TOP_EXAMPLES = `  curl -N $URL -d @req.json | llmjson jsonl --schema item.schema.json
+  curl -N $URL -d @req.json | llmjson jsonl --schema item.schema.json --fail-fast
+  llmjson json answer.txt --schema-ref llmjson.kg.definition_relationship.v1 --fail-fast
+  llmjson run --prompts prompts.json --id extract --base-url http://127.0.0.1:8080/v1 --model qwen2.5 --fail-fast --retries 2
+  llmjson batch runs/*.jsonl --mode jsonl --schema item.schema.json --report report.json
+  llmjson demo`;
+
+const INPUT_AUTO_HELP = `Input (--input auto, the default): a model server's streamed body is decoded without a flag:
+SSE whose first line is "data: {" or "data: [" (or "event: NAME" then "data:"; ": comment",
+"id:" and "retry:" lines before it skipped), or JSON lines whose first line is a provider event
+that names its model (Ollama's NDJSON). Anything else is text, read unchanged: prose, a fence,
+an array, a pretty-printed document, a model's own JSONL. Text is decided on its first
+characters, except a first line starting with "{", decided once that line ends (or 64 KiB
+arrived). --input text forces text; --input openai (anthropic, ollama...) forces a format.`;
+
+/** `--input`'s values: every wire format core decodes (ProviderFormat), plus text and auto. */
+export const INPUT_CHOICES: readonly string[] = ['auto', 'text', ...Object.values(ProviderFormat)];
+
+const INPUT_HELP =
+  "what the input is: auto (a model server's streamed body is decoded, anything else is read as text, unchanged: see Input below), text (read as text, whatever it looks like), or the provider's wire format";
+
 function schemaOptions(command: Command): Command {
   return command
     .option('--schema <file>', 'JSON Schema file each value must match')
-    .option('--schema-ref <name>', 'schema by dotted reference, e.g. tnh.sectioning.default_section.v1')
+    .option('--schema-ref <name>', 'schema by dotted reference, e.g. llmjson.kg.definition_relationship.v1 (built in)')
     .option(
       '--schema-root <dir>',
       'where --schema-ref looks first (repeatable, highest precedence first), before ./schemas/prompt-contracts, the user and the built-in roots',
@@ -109,7 +140,12 @@ function schemaOptions(command: Command): Command {
     .option('--discriminator <key>', 'property naming the oneOf branch (detected by default)');
 }
 
-export async function main(argv: readonly string[], io: Io): Promise<number> {
+export interface MainOptions {
+  /** Parse the command line and stop: nothing is read, opened or run (exit 0, or 2 for a usage error). */
+  readonly parseOnly?: boolean;
+}
+
+export async function main(argv: readonly string[], io: Io, options: MainOptions = {}): Promise<number> {
   let code: number = ExitCode.ok;
   const program = new Command('llmjson')
     .description('Validated objects from LLM output, the moment each one is complete.')
@@ -123,56 +159,61 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
       'after',
-      `\n${EXIT_CODES_HELP}\n\nDiagnostics go to stderr; values to stdout, one JSON per line, as they complete.`,
+      `\nExamples:\n${TOP_EXAMPLES}\n\n${INPUT_AUTO_HELP}\n\n${EXIT_CODES_HELP}\n\nDiagnostics go to stderr; values to stdout, one JSON per line, as they complete.\n`,
     );
 
   for (const mode of Object.keys(MODES) as Mode[]) {
+    const takes = (option: ModeOption) => MODES[mode].options.includes(option);
     const command = program
       .command(mode)
       .summary(MODES[mode].summary)
       .description(`${MODES[mode].summary}.\nReads [file], or stdin when it is absent or "-".`)
       .argument('[file]', 'input file (default: stdin)')
-      .addOption(
-        new Option('--input <format>', 'what the input is: model text, or a provider stream to decode')
-          .choices(['text', 'openai', 'openai-responses', 'anthropic', 'ollama', 'gemini', 'auto'])
-          .default('text'),
-      )
+      .addOption(new Option('--input <format>', INPUT_HELP).choices(INPUT_CHOICES).default('auto'))
       .option('--api', 'print the envelope {status, result, error} instead of the values')
       .option('--output-file <file>', 'write the result as canonical JSON (RFC 8785), only on success')
       .addOption(
         new Option('--diagnostics <format>', 'diagnostics on stderr').choices(['text', 'json', 'none']).default('text'),
-      )
-      .option('--strict', 'any dropped line or value is a failure (exit 4)')
-      .option('--require <n>', 'fewer than n valid values is a failure (exit 4)', nonNegativeInteger('--require'));
+      );
+    if (takes('strict')) command.option('--strict', 'any dropped line or value is a failure (exit 4)');
+    if (takes('require')) {
+      command.option(
+        '--require <n>',
+        'fewer than n valid values is a failure (exit 4)',
+        nonNegativeInteger('--require'),
+      );
+    }
     schemaOptions(command);
-    if (mode !== 'salvage') {
+    if (takes('fail-fast')) {
       command.option(
         '--fail-fast',
         'end the run at the first violation of the schema (a value that fails it, or a prefix no completion can make valid): stop reading, exit 4, one stderr line naming the path and the rule; values already printed stay printed. Prose and syntax lines are not violations (jsonl skips them as usual). Needs --schema or --schema-ref',
       );
     }
     command.option('--coerce [rules]', COERCE_HELP);
-    if (mode === 'jsonl') {
+    if (takes('max-line-length')) {
       command.option(
         '--max-line-length <n>',
         'longest line kept, in characters (default 8 MiB)',
         positiveInteger('--max-line-length'),
       );
     }
-    if (mode === 'json') {
+    if (takes('tolerate')) {
       command.addOption(
         new Option('--tolerate <what>', 'what may surround the document')
           .choices(['fence-and-prose', 'none'])
           .default('fence-and-prose'),
       );
+    }
+    if (takes('max-length')) {
       command.option(
         '--max-length <characters>',
         `longest answer read, in characters (default ${DEFAULT_MAX_LENGTH} = 64 MiB); past it reading stops with a too-long diagnostic and exit 4`,
         positiveInteger('--max-length'),
       );
     }
-    if (mode === 'elements') command.option('--path <path>', "the array: '$' (default) or '$.key.key'");
-    if (mode === 'partial') {
+    if (takes('path')) command.option('--path <path>', "the array: '$' (default) or '$.key.key'");
+    if (takes('emit')) {
       command.addOption(
         new Option(
           '--emit <what>',
@@ -182,8 +223,9 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
           .default(DEFAULT_PARTIAL_EMIT),
       );
     }
-    command.addHelpText('after', `\nExamples:\n${MODES[mode].examples}\n\n${EXIT_CODES_HELP}`);
+    command.addHelpText('after', `\nExamples:\n${MODES[mode].examples}\n\n${INPUT_AUTO_HELP}\n\n${EXIT_CODES_HELP}\n`);
     command.action(async (file: string | undefined, flags: StreamFlags) => {
+      if (options.parseOnly === true) return;
       code = await runStreamCommand(mode, file, flags, io);
     });
   }
@@ -198,6 +240,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       '\nExamples:\n  llmjson check prompts.json\n  llmjson check prompts/ --schema-root ./contracts\n\nExit code 2 when any problem is found; each is listed on stderr with its code and prompt id.',
     )
     .action(async (path: string, flags: { schemaRoot?: string[] }) => {
+      if (options.parseOnly === true) return;
       code = await runCheckCommand(path, flags, io);
     });
 
@@ -213,6 +256,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       "\nExamples:\n  llmjson compile item.schema.json > validate-item.js\n  llmjson compile kg.schema.json --discriminator type -o src/validate-kg.js\n\nThe module's default export is a Standard Schema: pass it as `schema` to createJsonlStream\n(@llmjson/web) and the page needs no 'unsafe-eval'. It imports ajv's runtime, ajv-formats and\n@llmjson/core/ajv, which a bundler resolves. Exit code 2 when the schema cannot be compiled.",
     )
     .action(async (file: string, flags: CompileFlags) => {
+      if (options.parseOnly === true) return;
       code = await runCompileCommand(file, flags, io);
     });
 
@@ -248,6 +292,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       '\nExamples:\n  llmjson run --prompts prompts.json --id extract --vars vars.json --base-url http://127.0.0.1:8080/v1 --model qwen2.5\n  llmjson run --prompts prompts.json --id extract --base-url http://127.0.0.1:8080/v1 --model qwen2.5 --fail-fast --retries 2\n  llmjson run --prompts prompts.json --id extract --base-url http://127.0.0.1:8080/v1 --model qwen2.5 --coerce string-to-number,enum-case\n\nWith --retries, the objects of a json or jsonl prompt are printed once their attempt is the last,\nand each retry is one line on stderr; --api prints the envelope with every attempt.\n',
     )
     .action(async (flags) => {
+      if (options.parseOnly === true) return;
       code = await runRunCommand(flags, io);
     });
 
@@ -276,9 +321,10 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  llmjson batch runs/*.jsonl --mode jsonl --schema-ref kg.extract.v1 --report report.json --out results.jsonl\n  llmjson batch outputs/gpt-4o outputs/llama3 --mode json --schema answer.schema.json\n\nEach result line: {"id", "model", "status", "values", "diagnostics"}; status is valid, salvaged,\ntruncated, invalid or empty. The per-model table goes to stderr.',
+      '\nExamples:\n  llmjson batch runs/*.jsonl --mode jsonl --schema-ref llmjson.kg.definition_relationship.v1 --report report.json --out results.jsonl\n  llmjson batch outputs/gpt-4o outputs/llama3 --mode json --schema answer.schema.json\n\nEach result line: {"id", "model", "status", "values", "diagnostics"}; status is valid, salvaged,\ntruncated, invalid or empty. The per-model table goes to stderr.',
     )
     .action(async (files: string[], flags: BatchFlags) => {
+      if (options.parseOnly === true) return;
       code = await runBatchCommand(files, flags, io);
     });
 
@@ -290,6 +336,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     .option('--speed <tokens>', 'tokens per second (0: no pauses)', nonNegativeInteger('--speed'), 150)
     .addHelpText('after', '\nExamples:\n  llmjson demo\n  llmjson demo --speed 20')
     .action(async (flags: { speed: number }) => {
+      if (options.parseOnly === true) return;
       code = await runDemoCommand(flags, io);
     });
 

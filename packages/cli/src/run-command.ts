@@ -189,6 +189,7 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
     envelope = await stream.outcome;
     for (const value of held ?? []) await print(value);
   } catch (error) {
+    await stdout.flush();
     const timeout = timeoutOf(error);
     if (timeout !== undefined) {
       const what = timeout.total
@@ -208,6 +209,7 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
     return ExitCode.provider;
   }
   if (flags.api === true) await stdout.write(`${JSON.stringify(envelope)}\n`);
+  await stdout.flush();
   if (outputFile !== undefined) writeCheckedOutputFile(envelope, outputFile, flags.outputFile ?? '');
   if (envelope.status !== 'succeeded') {
     const error = envelope.error;

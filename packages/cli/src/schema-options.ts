@@ -12,6 +12,8 @@ import { statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  ContractConfigurationError,
+  ContractErrorCode,
   compileContractSchema,
   createSchemaRegistry,
   defaultSchemaRoots,
@@ -55,6 +57,7 @@ export function schemaFromFlags(
   const discriminator = flags.discriminator === undefined ? {} : { discriminator: flags.discriminator };
   if (flags.schema !== undefined) {
     const file = resolve(context.cwd, flags.schema);
+    checkSchemaFileExists(file, `--schema ${quoteInput(flags.schema)}`);
     const schema = readSchemaFile(file);
     compileContractSchema(schema, `--schema ${quoteInput(flags.schema)}`, discriminator, { file });
     return { schema, schemaRef: undefined };
@@ -66,6 +69,24 @@ export function schemaFromFlags(
     return { schema, schemaRef: flags.schemaRef };
   }
   return { schema: undefined, schemaRef: undefined };
+}
+
+/**
+ * A schema file that is not there is SCHEMA_NOT_FOUND (exit 2, one line naming the path), as an
+ * unresolvable `--schema-ref` is; one that is there but unreadable or broken stays SCHEMA_INVALID.
+ */
+export function checkSchemaFileExists(file: string, label: string): void {
+  try {
+    statSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return;
+    throw new ContractConfigurationError(
+      ContractErrorCode.schemaNotFound,
+      `${label}: no such file (${quoteInput(file)})`,
+      { file },
+    );
+  }
 }
 
 const MODULE_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
@@ -94,6 +115,7 @@ export async function loadSchemaFlags(
   if (flags.schemaRef !== undefined) throw new UsageError('give --schema FILE or --schema-ref NAME, not both');
   const label = `--schema ${quoteInput(flags.schema)}`;
   const file = resolve(context.cwd, module.file);
+  checkSchemaFileExists(file, label);
   try {
     if (!statSync(file).isFile()) throw new UsageError(`${label}: ${quoteInput(file)} is not a file`);
   } catch (error) {

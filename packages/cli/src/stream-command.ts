@@ -18,6 +18,7 @@
  */
 
 import type { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { canonicalJson, createEnvelope, isTruncated, parseJsonResponse } from '@llmjson/contracts';
 import {
   type CoerceOption,
@@ -28,6 +29,7 @@ import {
   isViolation,
   type JsonSchema,
   jsonSchemaOf,
+  ProviderFormat,
   type ProviderInput,
   quoteInput,
   type SchemaInput,
@@ -45,6 +47,8 @@ import {
 import { coerceFromFlag } from './coerce-flag.js';
 import { type DiagnosticsFormat, formatDiagnostic, MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { sniffInput } from './input-sniff.js';
+import { LineIndex } from './line-index.js';
 import { openInputFile, writableFile, writeCheckedOutputFile } from './output-paths.js';
 import type { Context, SchemaFlags } from './schema-options.js';
 import { loadSchemaFlags } from './schema-options.js';
@@ -64,10 +68,11 @@ export const DEFAULT_MAX_LENGTH = 64 * 1024 * 1024;
  * grows with the input; whole snapshots grow with the square of it (docs/decisions/014).
  */
 export const DEFAULT_PARTIAL_EMIT: PartialEmit = 'changes';
+/** `--input`: `auto` (the default) decides between text and a provider stream (input-sniff.ts). */
 export type InputFormat = 'text' | ProviderInput;
 
 export interface StreamFlags extends SchemaFlags {
-  readonly input: InputFormat;
+  readonly input?: InputFormat;
   readonly api?: boolean;
   readonly outputFile?: string;
   readonly diagnostics: DiagnosticsFormat;
@@ -92,32 +97,65 @@ export interface Io extends Context {
 }
 
 /** Writes one line to stdout, waiting when the pipe is full; false once the reader has gone (EPIPE). */
-export function lineWriter(stdout: Writable): { write(line: string): Promise<boolean>; readonly closed: boolean } {
+/** Output pieces are gathered up to this many characters before one write (a syscall on a file or pipe). */
+const OUTPUT_BATCH = 65_536;
+
+/**
+ * Stdout for printed values: pieces written in the same turn of the event loop are gathered and
+ * written at once (at the end of the turn, or when OUTPUT_BATCH characters are waiting), so a
+ * value is printed as soon as the turn that found it ends and a big input costs a few writes,
+ * not one per value. `write` resolves false once the reader went away (`| head -1`); it waits
+ * for `drain` when the reader is slow. `flush` writes what waits: call it before returning.
+ */
+export function lineWriter(stdout: Writable): {
+  write(line: string): Promise<boolean>;
+  flush(): Promise<boolean>;
+  readonly closed: boolean;
+} {
   let closed = false;
+  let pending = '';
+  let scheduled = false;
   stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') closed = true;
   });
+  const flush = async (): Promise<boolean> => {
+    if (closed) return false;
+    if (pending === '') return true;
+    const text = pending;
+    pending = '';
+    if (!stdout.write(text)) {
+      await new Promise<void>((done) => {
+        const finish = () => {
+          stdout.off('drain', finish);
+          stdout.off('error', finish);
+          stdout.off('close', finish);
+          done();
+        };
+        stdout.on('drain', finish);
+        stdout.on('error', finish);
+        stdout.on('close', finish);
+      });
+    }
+    return !closed;
+  };
   return {
     get closed() {
       return closed;
     },
     async write(line: string) {
       if (closed) return false;
-      if (!stdout.write(line)) {
-        await new Promise<void>((done) => {
-          const finish = () => {
-            stdout.off('drain', finish);
-            stdout.off('error', finish);
-            stdout.off('close', finish);
-            done();
-          };
-          stdout.on('drain', finish);
-          stdout.on('error', finish);
-          stdout.on('close', finish);
+      pending += line;
+      if (pending.length >= OUTPUT_BATCH) return flush();
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(() => {
+          scheduled = false;
+          void flush();
         });
       }
-      return !closed;
+      return true;
     },
+    flush,
   };
 }
 
@@ -126,6 +164,21 @@ export async function runStreamCommand(
   file: string | undefined,
   flags: StreamFlags,
   io: Io,
+): Promise<number> {
+  const stdout = lineWriter(io.stdout);
+  try {
+    return await streamCommand(mode, file, flags, io, stdout);
+  } finally {
+    await stdout.flush();
+  }
+}
+
+async function streamCommand(
+  mode: Mode,
+  file: string | undefined,
+  flags: StreamFlags,
+  io: Io,
+  stdout: ReturnType<typeof lineWriter>,
 ): Promise<number> {
   // Everything that can be wrong with the command line is found before any input is read.
   const coerce = coerceFromFlag(flags.coerce);
@@ -146,11 +199,17 @@ export async function runStreamCommand(
   }
   const outputFile =
     flags.outputFile === undefined ? undefined : writableFile(io.cwd, flags.outputFile, '--output-file');
-  const stdout = lineWriter(io.stdout);
   let diagnosticCount = 0;
   let dropped = 0;
-  const onDiagnostic = (d: Diagnostic, origin = mode as string) => {
+  const lines = new LineIndex();
+  const onDiagnostic = (reported: Diagnostic, origin = mode as string) => {
     diagnosticCount++;
+    let d = reported;
+    if (origin !== 'input' && d.line === undefined) {
+      // The engine said where by offset alone: the line and column are said too.
+      const at = lines.locate(d.offset);
+      if (at !== undefined) d = { ...d, line: at.line, column: at.column };
+    }
     // A null document cannot travel on the Node partial stream as a snapshot: printed below, not dropped.
     const nullDocument = mode === 'partial' && d.reason === 'null-value';
     if (nullDocument) return;
@@ -168,9 +227,6 @@ export async function runStreamCommand(
     ...(coerce === undefined ? {} : { coerce }),
     onDiagnostic,
   };
-  // The streams check their options when they are made (an invalid --path, say): before the input is opened.
-  const provider: ProviderStream | undefined =
-    flags.input === 'text' ? undefined : createProviderStream({ input: flags.input });
   const engine =
     mode === 'json'
       ? undefined
@@ -185,7 +241,27 @@ export async function runStreamCommand(
             ? createElementStream({ ...common, ...(flags.path === undefined ? {} : { path: flags.path }) })
             : createPartialStream({ ...common, emit: flags.emit ?? DEFAULT_PARTIAL_EMIT });
   // Opened last, once nothing else can fail, so a usage error never leaves it open.
-  const input: Readable = file === undefined || file === '-' ? io.stdin : await openInputFile(io.cwd, file);
+  let input: Readable = file === undefined || file === '-' ? io.stdin : await openInputFile(io.cwd, file);
+  let format: InputFormat = flags.input ?? 'auto';
+  if (format === 'auto') {
+    // Text or a provider's streamed body, from its first bytes (input-sniff.ts); text reads as it is.
+    const sniffed = await sniffInput(input);
+    input = sniffed.input;
+    const { decision } = sniffed;
+    if (decision.kind === 'event-stream') {
+      const bedrock = (Object.values(ProviderFormat) as string[]).includes('bedrock');
+      if (!bedrock) {
+        input.destroy();
+        throw new UsageError(
+          'the input is an AWS event stream (Amazon Bedrock ConverseStream), which this version does not decode',
+        );
+      }
+      format = 'bedrock' as ProviderFormat;
+    } else {
+      format = decision.kind === 'text' ? 'text' : decision.kind === 'sse' ? 'auto' : decision.provider;
+    }
+  }
+  const provider: ProviderStream | undefined = format === 'text' ? undefined : createProviderStream({ input: format });
   let text: Readable = input;
   if (provider !== undefined) {
     provider.on('diagnostic', (d: Diagnostic) => onDiagnostic(d, 'input'));
@@ -200,12 +276,10 @@ export async function runStreamCommand(
   let outOfRange = 0;
   const print = async (value: unknown) => {
     if (flags.api === true) return true;
-    let nonFinite = false;
-    const line = JSON.stringify(value, (_key, v: unknown) => {
-      if (typeof v === 'number' && !Number.isFinite(v)) nonFinite = true;
-      return v;
-    });
-    if (nonFinite) {
+    const line = JSON.stringify(value);
+    // JSON.stringify writes a number beyond the double range (1e999 parses as Infinity) as
+    // `null`: only a line that holds a `null` is looked at again, value by value.
+    if (line.includes('null') && hasNonFinite(value)) {
       // JSON cannot carry it (JSON.stringify would print null): reported, not printed.
       outOfRange++;
       dropped++;
@@ -246,22 +320,31 @@ export async function runStreamCommand(
   let tooLong = false;
   if (mode === 'json') {
     const watch = failFast ? documentWatcher(schema, flags.discriminator, coerce) : undefined;
-    text.setEncoding?.('utf8');
-    for await (const chunk of text) {
-      const piece = typeof chunk === 'string' ? chunk : String(chunk);
+    // Decoded here, not by setEncoding: that re-decodes what is already buffered (the bytes
+    // --input auto looked at and gave back), which an object-mode stdin does not survive.
+    const decoder = new StringDecoder('utf8');
+    const take = (piece: string): boolean => {
       // Counted before appending: the oversized string is never built.
       if (answer.length + piece.length > maxLength) {
         tooLong = true;
-        break;
+        return false;
       }
       answer += piece;
+      lines.push(piece);
       const found = watch?.(piece);
       if (found !== undefined) {
         onDiagnostic(found.diagnostic);
         stopAt(found);
-        break;
+        return false;
       }
+      return true;
+    };
+    let reading = true;
+    for await (const chunk of text) {
+      reading = take(typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer));
+      if (!reading) break;
     }
+    if (reading) take(decoder.end());
   }
   if (tooLong) {
     input.destroy();
@@ -296,6 +379,18 @@ export async function runStreamCommand(
           : { reason: 'INCOMPLETE', message: outcome.message };
     }
   } else {
+    // Each chunk the pipe writes to the engine passes the line index first (unchanged, bytes or
+    // text), so the index has it before the engine reports on it. Not a 'data' listener (it
+    // would keep the input flowing once the engine has stopped, --fail-fast), nor a stage of its
+    // own (it would change how chunks reach the engine, and so what partial prints).
+    // JSONL diagnostics carry their line already: the index is not fed there.
+    if (mode !== 'jsonl') {
+      const write = engine.write.bind(engine) as (chunk: unknown, ...rest: unknown[]) => boolean;
+      engine.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        lines.push(chunk);
+        return write(chunk, ...rest);
+      }) as typeof engine.write;
+    }
     const output = text.pipe(engine);
     text.on('error', (error) => engine.destroy(error));
     try {
@@ -448,4 +543,14 @@ function documentWatcher(
     reported = true;
     return found;
   };
+}
+
+/** Whether `value` holds a number that is not finite (values nest at most maxDepth levels). */
+function hasNonFinite(value: unknown): boolean {
+  let found = false;
+  JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === 'number' && !Number.isFinite(v)) found = true;
+    return v;
+  });
+  return found;
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ProviderFormat } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
 import { chunkText } from '../../../test/support/chunking.js';
 import { runCli } from '../../../test/support/cli.js';
@@ -27,7 +28,7 @@ describe('modes', () => {
     );
     expect(r.code).toBe(0);
     expect(r.lines).toHaveLength(3);
-    expect(r.err).toContain('llmjson jsonl: line 5, offset ');
+    expect(r.err).toContain('llmjson jsonl: line 5, column 1, offset ');
     expect(r.err).toContain(': schema: branch "relationship": at /object: must be string');
     expect(r.err.match(/^llmjson jsonl: /gm)).toHaveLength(4);
   });
@@ -172,9 +173,9 @@ describe('usage and configuration errors: exit 2 before any input is read', () =
     [['jsonl', '--max-line-length', '0'], '--max-line-length must be a positive integer'],
     [
       ['jsonl', '--input', 'grpc'],
-      'Allowed choices are text, openai, openai-responses, anthropic, ollama, gemini, auto',
+      `Allowed choices are ${['auto', 'text', ...Object.values(ProviderFormat)].join(', ')}.`,
     ],
-    [['jsonl', '--schema', 'missing.json'], 'missing.json: no such file'],
+    [['jsonl', '--schema', 'missing.json'], 'llmjson: SCHEMA_NOT_FOUND: --schema missing.json: no such file'],
     [['jsonl', '--schema-ref', 'no.such.v1'], 'SCHEMA_NOT_FOUND'],
     [['jsonl', '--schema-ref', '../etc/passwd'], 'invalid schema reference'],
     [['jsonl', 'no-such-input.txt'], 'cannot read input file no-such-input.txt'],

@@ -44,10 +44,10 @@ describe('--coerce in the stream modes', () => {
     expect(r.code).toBe(0);
     expect(r.lines).toEqual([{ n: 1, color: 'red' }, { n: 2, ok: true }, { n: 3 }]);
     expect(stderrLines(r.err)).toEqual([
-      'llmjson jsonl: line 1, offset 0: recovered: coerced "1" to 1 at /n (string-to-number)',
-      'llmjson jsonl: line 1, offset 0: recovered: coerced "Red" to "red" at /color (enum-case)',
-      'llmjson jsonl: line 2, offset 27: recovered: coerced "true" to true at /ok (string-to-boolean)',
-      expect.stringMatching(/^llmjson jsonl: line 3, offset 50: schema: at \/n: /),
+      'llmjson jsonl: line 1, column 1, offset 0: recovered: coerced "1" to 1 at /n (string-to-number)',
+      'llmjson jsonl: line 1, column 1, offset 0: recovered: coerced "Red" to "red" at /color (enum-case)',
+      'llmjson jsonl: line 2, column 1, offset 27: recovered: coerced "true" to true at /ok (string-to-boolean)',
+      expect.stringMatching(/^llmjson jsonl: line 3, column 1, offset 50: schema: at \/n: /),
     ]);
   });
 
@@ -107,8 +107,8 @@ describe('--coerce in the stream modes', () => {
       expect(r.lines).toEqual([expected]);
       const offset = answer.indexOf('{');
       expect(stderrLines(r.err)).toEqual([
-        `llmjson json: offset ${offset}: recovered: coerced "1" to 1 at /items/0/n (string-to-number)`,
-        `llmjson json: offset ${offset}: recovered: coerced " BLUE" to "blue" at /items/1/color (enum-case)`,
+        `llmjson json: line 3, column 1, offset ${offset}: recovered: coerced "1" to 1 at /items/0/n (string-to-number)`,
+        `llmjson json: line 3, column 1, offset ${offset}: recovered: coerced " BLUE" to "blue" at /items/1/color (enum-case)`,
       ]);
     }
     const whole = await runCli(['json', '--schema', docSchema, '--coerce', '--tolerate', 'none'], {
@@ -117,7 +117,7 @@ describe('--coerce in the stream modes', () => {
     expect(whole.code).toBe(0);
     expect(whole.lines).toEqual([{ title: 't', items: [{ n: 5 }] }]);
     expect(stderrLines(whole.err)).toEqual([
-      'llmjson json: offset 0: recovered: coerced "5" to 5 at /items/0/n (string-to-number)',
+      'llmjson json: line 1, column 1, offset 0: recovered: coerced "5" to 5 at /items/0/n (string-to-number)',
     ]);
     // Without --coerce, the same answers fail.
     const control = await runCli(['json', '--schema', docSchema, '--fail-fast'], { stdin: chunkText(answer, 5) });
@@ -140,8 +140,8 @@ describe('--coerce in the stream modes', () => {
     expect(r.lines).toEqual([{ n: 1 }, { n: 2, ok: false }]);
     const lines = stderrLines(r.err);
     expect(lines.filter((l) => l.includes(': recovered: '))).toEqual([
-      'llmjson salvage: offset 6: recovered: coerced "1" to 1 at /n (string-to-number)',
-      'llmjson salvage: offset 23: recovered: coerced "false" to false at /ok (string-to-boolean)',
+      'llmjson salvage: line 1, column 7, offset 6: recovered: coerced "1" to 1 at /n (string-to-number)',
+      'llmjson salvage: line 1, column 24, offset 23: recovered: coerced "false" to false at /ok (string-to-boolean)',
     ]);
     expect(lines.some((l) => / schema: at \/n: /.test(l))).toBe(true);
   });
@@ -154,8 +154,8 @@ describe('--coerce in the stream modes', () => {
     expect(r.lines).toEqual([{ n: 1 }, { n: 2, color: 'red' }]);
     // The element stream names the element, and the path inside it.
     expect(stderrLines(r.err)).toEqual([
-      'llmjson elements: offset 1: recovered: element 0: coerced "1" to 1 at /n (string-to-number)',
-      'llmjson elements: offset 13: recovered: element 1: coerced "Red" to "red" at /color (enum-case)',
+      'llmjson elements: line 1, column 2, offset 1: recovered: element 0: coerced "1" to 1 at /n (string-to-number)',
+      'llmjson elements: line 1, column 14, offset 13: recovered: element 1: coerced "Red" to "red" at /color (enum-case)',
     ]);
     const nested = await runCli(
       ['elements', '--schema', docSchema, '--path', '$.items', '--coerce', 'string-to-number', '--strict'],
@@ -165,7 +165,7 @@ describe('--coerce in the stream modes', () => {
     expect(nested.lines).toEqual([{ n: 3 }, { n: 4 }]);
     expect(stderrLines(nested.err)).toEqual([
       expect.stringMatching(
-        /^llmjson elements: offset \d+: recovered: element 0: coerced "3" to 3 at \/n \(string-to-number\)$/,
+        /^llmjson elements: line 1, column \d+, offset \d+: recovered: element 0: coerced "3" to 3 at \/n \(string-to-number\)$/,
       ),
     ]);
   });
@@ -177,8 +177,8 @@ describe('--coerce in the stream modes', () => {
     expect(r.code).toBe(0);
     expect(r.lines.at(-1)).toEqual({ title: 't', items: [{ n: 1, color: 'blue' }] });
     expect(stderrLines(r.err)).toEqual([
-      'llmjson partial: offset 0: recovered: coerced "1" to 1 at /items/0/n (string-to-number)',
-      'llmjson partial: offset 0: recovered: coerced "Blue" to "blue" at /items/0/color (enum-case)',
+      'llmjson partial: line 1, column 1, offset 0: recovered: coerced "1" to 1 at /items/0/n (string-to-number)',
+      'llmjson partial: line 1, column 1, offset 0: recovered: coerced "Blue" to "blue" at /items/0/color (enum-case)',
     ]);
   });
 
@@ -300,9 +300,9 @@ describe('llmjson run --coerce', () => {
         ]);
       }
       expect(stderrLines(r.err).filter((l) => l.includes('recovered'))).toEqual([
-        'llmjson run items: line 1, offset 0: recovered: coerced "1" to 1 at /n (string-to-number)',
-        'llmjson run items: line 1, offset 0: recovered: coerced "Red" to "red" at /color (enum-case)',
-        'llmjson run items: line 2, offset 27: recovered: coerced "true" to true at /ok (string-to-boolean)',
+        'llmjson run items: line 1, column 1, offset 0: recovered: coerced "1" to 1 at /n (string-to-number)',
+        'llmjson run items: line 1, column 1, offset 0: recovered: coerced "Red" to "red" at /color (enum-case)',
+        'llmjson run items: line 2, column 1, offset 27: recovered: coerced "true" to true at /ok (string-to-boolean)',
       ]);
     }
   });

@@ -43,7 +43,7 @@ describe('--fail-fast', () => {
     const lines = stderrLines(r.err);
     // The prose line is reported and skipped as always; the violation is the one last line.
     expect(lines.filter((l) => !l.startsWith('    |'))).toEqual([
-      expect.stringMatching(/^llmjson jsonl: line 2, offset 9: prose: /),
+      expect.stringMatching(/^llmjson jsonl: line 2, column 1, offset 9: prose: /),
       'llmjson jsonl: --fail-fast: line 4: /n breaks rule "type": the value at /n is a string, but the schema allows integer',
     ]);
   });

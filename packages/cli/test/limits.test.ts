@@ -40,7 +40,7 @@ describe('json --max-length', () => {
     expect(r.code).toBe(4);
     expect(r.out).toBe('');
     expect(stderrLines(r.err)).toEqual([
-      'llmjson json: offset 1000000: too-long: the answer is longer than --max-length (1000000 characters); the rest was not read',
+      'llmjson json: line 1, column 1000001, offset 1000000: too-long: the answer is longer than --max-length (1000000 characters); the rest was not read',
     ]);
   });
 
@@ -84,7 +84,8 @@ describe('partial output grows with the input, not with its square', () => {
   const chunks = chunkText(doc, 4096);
 
   test('the default prints the changes: about the size of the input, and they rebuild the document', async () => {
-    const r = await runCli(['partial'], { stdin: chunks });
+    // --input text: one line per chunk read (auto reads ahead to decide, and may join chunks).
+    const r = await runCli(['partial', '--input', 'text'], { stdin: chunks });
     expect(r.code).toBe(0);
     expect(r.lines).toHaveLength(chunks.length);
     expect(r.out.length).toBeLessThan(1.1 * doc.length);

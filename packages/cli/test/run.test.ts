@@ -99,7 +99,7 @@ describe('llmjson run', () => {
         .split('\n')
         .map((l) => JSON.parse(l) as { type: string }),
     ).toHaveLength(3);
-    expect(r.err).toContain('llmjson run agent-kg-extract: line 5, offset');
+    expect(r.err).toContain('llmjson run agent-kg-extract: line 5, column 1, offset');
     const request = requests.at(-1);
     expect(request?.url).toBe('/v1/chat/completions');
     expect(request?.auth).toBe('Bearer sk-test');

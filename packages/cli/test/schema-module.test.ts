@@ -24,7 +24,7 @@ const shapes = (err: string) =>
   err
     .trim()
     .split('\n')
-    .map((line) => line.replace(/^(llmjson \w+: line \d+, offset \d+: \w+)(: branch "\w+")?.*$/, '$1$2'));
+    .map((line) => line.replace(/^(llmjson \w+: line \d+, column \d+, offset \d+: \w+)(: branch "\w+")?.*$/, '$1$2'));
 
 describe('--schema with a JavaScript module', () => {
   test('jsonl with a zod export keeps and drops the lines the JSON Schema file does', async () => {
@@ -70,7 +70,8 @@ describe('--schema with a JavaScript module', () => {
     expect(notSchema.err).toContain('neither a Standard Schema');
     const absent = await cli(['jsonl', '--schema', join(ROOT, 'fixtures/schemas/absent.mjs')]);
     expect(absent.code).toBe(2);
-    expect(absent.err).toContain('cannot read');
+    expect(absent.err).toContain('SCHEMA_NOT_FOUND: --schema ');
+    expect(absent.err).toContain('absent.mjs: no such file');
   });
 
   test('a module that throws on import or does not parse: exit 2, one line naming the module and why', async () => {

@@ -8,7 +8,7 @@
  *   model's answer is not JSON or does not match. Retry, fall back to another model, or report.
  */
 
-import { type Diagnostic, quoteInput, type SchemaError } from '@llmjson/core';
+import { type Diagnostic, LlmjsonError, quoteInput, type SchemaError } from '@llmjson/core';
 
 export const ContractErrorCode = {
   /** A JSON or JSONL prompt declares neither `schema` nor `schema_ref`. */
@@ -41,15 +41,18 @@ export interface ContractErrorDetails {
 const MAX_MESSAGE_LENGTH = 2000;
 
 /** The setup is wrong; raised before any model is called. */
-export class ContractConfigurationError extends Error {
-  override readonly name = 'ContractConfigurationError';
-  readonly code: ContractErrorCode;
+export class ContractConfigurationError extends LlmjsonError {
+  override readonly name: string = 'ContractConfigurationError';
+  declare readonly code: ContractErrorCode;
   readonly promptId: string | undefined;
   readonly ref: string | undefined;
   readonly file: string | undefined;
   constructor(code: ContractErrorCode, message: string, details: ContractErrorDetails = {}) {
-    super(quoteInput(message, MAX_MESSAGE_LENGTH), details.cause === undefined ? undefined : { cause: details.cause });
-    this.code = code;
+    super(
+      code,
+      quoteInput(message, MAX_MESSAGE_LENGTH),
+      details.cause === undefined ? undefined : { cause: details.cause },
+    );
     this.promptId = details.promptId;
     this.ref = details.ref;
     this.file = details.file;
@@ -108,13 +111,16 @@ export interface IncompleteAnswer {
 }
 
 /** Thrown by `invoke` when the answer failed its contract or was cut off; `outcome` says which. */
-export class ContractValidationError extends Error {
-  override readonly name = 'ContractValidationError';
+export class ContractValidationError extends LlmjsonError {
+  override readonly name: string = 'ContractValidationError';
+  /** The outcome's reason: `CONTRACT_VALIDATION_FAILED`, or `INCOMPLETE` for an answer cut off. */
+  declare readonly code: 'CONTRACT_VALIDATION_FAILED' | 'INCOMPLETE';
   readonly outcome: ContractFailure | ContractViolation | IncompleteAnswer;
   /** The model's answer as it arrived (the last attempt's, after retries). */
   readonly text: string;
   constructor(outcome: ContractFailure | ContractViolation | IncompleteAnswer, text: string, promptId?: string) {
     super(
+      outcome.reason,
       `${promptId === undefined ? '' : `prompt "${quoteInput(promptId)}": `}${
         outcome.status === 'failed' ? `${outcome.detail}: ${outcome.message}` : outcome.message
       }`,

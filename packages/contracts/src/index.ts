@@ -1,3 +1,4 @@
+export { LlmjsonError } from '@llmjson/core';
 export { type CatalogEntry, type CatalogProblem, type CatalogReport, checkCatalog } from './catalog.js';
 export {
   type AnswerStatus,

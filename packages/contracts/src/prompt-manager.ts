@@ -580,7 +580,12 @@ class Manager implements PromptManager {
               value: (element) => {
                 if (violation === undefined) ready.push(element.value);
               },
-              diagnostic() {},
+              // Delivered as the elements stream (a failed or cut element), except a coercion's
+              // repair: the document's own parse reports each once, with its path in the document.
+              diagnostic(d) {
+                if (violation !== undefined || d.reason === 'recovered') return;
+                report(d);
+              },
             })
           : undefined;
     // failFast on a JSON document: a partial builder finds violations while it streams.
@@ -799,7 +804,8 @@ class Manager implements PromptManager {
       outcome.status === 'failed' && outcome.detail === 'SCHEMA_MISMATCH'
         ? failedDocument(text, this.options.tolerate)
         : undefined;
-    return done({ ...base, status: outcome.status, error }, invalid);
+    // The elements' diagnostics (an element that failed, the cut), when the answer streamed them.
+    return done({ ...base, status: outcome.status, diagnostics, error }, invalid);
   }
 
   async run(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): Promise<Envelope> {

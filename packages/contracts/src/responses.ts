@@ -64,7 +64,15 @@ import { type ContractFailure, FailureDetail, type IncompleteAnswer } from './er
 import { compileSchemaInput } from './schema-registry.js';
 
 /** Finish reasons that mean the answer was cut off at the token limit, across providers. */
-const TRUNCATION_REASONS = new Set(['length', 'max_tokens', 'MAX_TOKENS', 'max_output_tokens', 'model_length']);
+const TRUNCATION_REASONS = new Set([
+  'length',
+  'max_tokens',
+  'MAX_TOKENS',
+  'max_output_tokens',
+  'model_length',
+  // Bedrock ConverseStream: the input and the answer filled the model's context window.
+  'model_context_window_exceeded',
+]);
 
 /** True when a provider's finish reason says the answer was cut off at the token limit. */
 export function isTruncated(finishReason: string | undefined | null): boolean {

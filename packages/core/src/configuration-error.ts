@@ -9,6 +9,8 @@
  * re-exports both names, so existing imports keep working.
  */
 
+import { LlmjsonError } from './errors.js';
+
 export const ConfigurationErrorCode = {
   schemaInvalid: 'SCHEMA_INVALID',
   discriminatorInvalid: 'DISCRIMINATOR_INVALID',
@@ -28,11 +30,10 @@ export const ConfigurationErrorCode = {
 export type ConfigurationErrorCode = (typeof ConfigurationErrorCode)[keyof typeof ConfigurationErrorCode];
 
 /** A broken configuration: raised when a stream or validator is created, never for bad data. */
-export class ConfigurationError extends Error {
-  override readonly name = 'ConfigurationError';
-  readonly code: ConfigurationErrorCode;
+export class ConfigurationError extends LlmjsonError {
+  override readonly name: string = 'ConfigurationError';
+  declare readonly code: ConfigurationErrorCode;
   constructor(code: ConfigurationErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message, options);
   }
 }

@@ -82,6 +82,11 @@ export interface Diagnostic {
    * `maxLength`…); `recovered` by coercion: the coercion applied (`string-to-number`…).
    */
   readonly rule?: string;
+  /**
+   * Tool-call streams (tool-calls.ts): the call the diagnostic is about; `offset` then counts
+   * from the start of that call's arguments.
+   */
+  readonly toolCall?: { readonly index: number; readonly id?: string; readonly name?: string };
 }
 
 /** What an `encoding` diagnostic says, from whichever unit finds the bytes. */

@@ -304,9 +304,9 @@ class Scanner implements ElementScanner, ScanEvents {
     const inElement = this.elementStart >= 0;
     const at = inElement ? this.elementStart : this.received;
     const message = inElement
-      ? `input ended inside element ${this.stats.elements} of the array at ${this.path}; the ${this.stats.elements} complete elements before it were emitted`
+      ? `input ended inside element ${this.stats.elements} of the array at ${this.path}; ${this.accounting(' before it')}`
       : this.arraySeen
-        ? `input ended before the array at ${this.path} closed; its ${this.stats.elements} complete elements were emitted`
+        ? `input ended before the array at ${this.path} closed; ${this.accounting('')}`
         : `input ended before an array at ${this.path} started`;
     this.report(DiagnosticReason.truncated, at, message, inElement ? this.slice(at, at + 200) : '');
   }
@@ -443,6 +443,19 @@ class Scanner implements ElementScanner, ScanEvents {
     return false;
   }
 
+  /**
+   * What became of the complete elements (`before`: ' before it', or ''), for a message on a cut
+   * or broken array: all emitted, or how many were emitted and how many dropped (an element that
+   * failed its schema is complete but not emitted; each has its own diagnostic).
+   */
+  private accounting(before: string): string {
+    const { elements, values } = this.stats;
+    const noun = elements === 1 ? 'element' : 'elements';
+    if (values >= elements)
+      return `the ${elements} complete ${noun}${before} ${elements === 1 ? 'was' : 'were'} emitted`;
+    return `of the ${elements} complete ${noun}${before}, ${values} ${values === 1 ? 'was' : 'were'} emitted and ${elements - values} dropped (each reported)`;
+  }
+
   private stop(at: number, message = this.json.errorMessage, tooDeep = this.json.depthExceeded): void {
     // A violation in the element's text before the error comes first, however the text was chunked.
     if (this.elementStart >= 0) this.endPrefix(this.received);
@@ -450,7 +463,7 @@ class Scanner implements ElementScanner, ScanEvents {
     this.report(
       tooDeep ? DiagnosticReason.tooDeep : DiagnosticReason.syntax,
       at,
-      `the document is not valid JSON at offset ${at}: ${message}; the ${this.stats.elements} complete elements before it were emitted`,
+      `the document is not valid JSON at offset ${at}: ${message}; ${this.accounting(' before it')}`,
       // Up to the failing character: what follows it depends on how the text was chunked.
       this.slice(Math.max(this.retainedBase, at - 60), at + 1),
     );

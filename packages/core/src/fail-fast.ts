@@ -25,6 +25,7 @@
 
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { type Diagnostic, DiagnosticReason, quoteInput } from './diagnostics.js';
+import { LlmjsonError } from './errors.js';
 
 /** What the error's `code` is: the same failure class as a contract's failed outcome. */
 export const CONTRACT_VALIDATION_FAILED = 'CONTRACT_VALIDATION_FAILED';
@@ -70,9 +71,9 @@ export function violationOf(diagnostic: Diagnostic): { readonly path: string; re
 }
 
 /** The stream ended at its first contract violation (`failFast: true`). */
-export class ContractViolationError extends Error {
-  override readonly name = 'ContractViolationError';
-  readonly code = CONTRACT_VALIDATION_FAILED;
+export class ContractViolationError extends LlmjsonError {
+  override readonly name: string = 'ContractViolationError';
+  declare readonly code: typeof CONTRACT_VALIDATION_FAILED;
   /** The diagnostic that ended the stream (reason `schema` or `violation`). */
   readonly diagnostic: Diagnostic;
   /** JSON Pointer to the offending part of the value (`` for the value itself). */
@@ -83,6 +84,7 @@ export class ContractViolationError extends Error {
     const { path, rule } = violationOf(diagnostic);
     const where = diagnostic.line === undefined ? `offset ${diagnostic.offset}` : `line ${diagnostic.line}`;
     super(
+      CONTRACT_VALIDATION_FAILED,
       `${CONTRACT_VALIDATION_FAILED} at ${path === '' ? 'the value' : quoteInput(path)} (${quoteInput(rule)}), ${where}: ${quoteInput(diagnostic.message, 1000)}`,
     );
     this.diagnostic = diagnostic;

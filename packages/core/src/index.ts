@@ -49,6 +49,7 @@ export {
   type StreamOptions,
   type ValidatorOptions,
 } from './engine.js';
+export { LlmjsonError } from './errors.js';
 export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './extract-json.js';
 export {
   type Abortable,
@@ -62,6 +63,8 @@ export {
   violationOf,
 } from './fail-fast.js';
 export { isFenceLine } from './fence.js';
+export { aiSdkLine, fromAiSdk } from './from-ai-sdk.js';
+export { type AsyncSource, fromAsync, type ReadableStreamLike } from './from-async.js';
 export { JsonScanner, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './json-scanner.js';
 export {
   checkJsonlOptions,
@@ -152,3 +155,14 @@ export {
   strictSchemaProblems,
   structuredOutput,
 } from './structured-output.js';
+export {
+  createToolCallDecoder,
+  type ToolArguments,
+  type ToolCallDecoder,
+  type ToolCallOptions,
+  type ToolCallSink,
+  type ToolCallState,
+  type ToolCallStats,
+  type ToolCallUpdate,
+  type ToolSchemas,
+} from './tool-calls.js';

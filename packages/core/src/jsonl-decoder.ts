@@ -52,6 +52,7 @@ import { isFenceLine } from './fence.js';
 import { pointerOf } from './json-pointer.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
 import type { LinePrefixCheck, LinePrefixFactory } from './jsonl-prefix.js';
+import { DEFAULT_MAX_LINE_LENGTH } from './limits.js';
 import type { PrefixViolation } from './prefix-check.js';
 import {
   type CompiledSchema,
@@ -154,7 +155,7 @@ export interface JsonlStats {
 
 export type JsonlDecoder = Engine<JsonlStats>;
 
-export const DEFAULT_MAX_LINE_LENGTH = 8 * 1024 * 1024;
+export { DEFAULT_MAX_LINE_LENGTH };
 
 function firstNonSpace(s: string, from = 0): number {
   let i = from;

@@ -4,10 +4,13 @@
  *
  * Contract: `write(text)` consumes a chunk; when it changed anything (a value added, text
  * appended, a value closed), the sink receives the snapshot and the list of changes, once per
- * `write` (`updateOn: 'values'`: only when the value itself changed). `end()` reports what the
- * end of input decides. Changes are data: `{ op: 'add', path, value }` for a new key or element
- * (or the root), `{ op: 'append', path, value }` for text appended to a string, `{ op:
- * 'complete', path }` when a value closes. With a schema, each completed subtree and the
+ * `write` (`updateOn: 'values'`: only when the value itself changed). With `snapshots:
+ * 'paced'` (the streams' default, decision 020) an update may be deferred: it then goes out
+ * with a later write (its changes first), at `flush()`, or when the document ends, stops or is
+ * cut; so at most one update per write, and always one for the last change. `end()` reports
+ * what the end of input decides. Changes are data: `{ op: 'add', path, value }` for a new key
+ * or element (or the root), `{ op: 'append', path, value }` for text appended to a string,
+ * `{ op: 'complete', path }` when a value closes. With a schema, each completed subtree and the
  * document are checked (`schema` diagnostics) and, unless `prefixCheck: false`, the prefix is
  * checked as it streams: a `violation` diagnostic as soon as no completion can match
  * (prefix-check.ts, driven by this builder's scanner events).
@@ -34,8 +37,17 @@
  * 5. Applying the changes in order to `undefined` reproduces the snapshot exactly.
  * 6. Structural sharing: a snapshot copies only the containers on the paths that changed
  *    since the previous snapshot; every other subtree is the same object (`===`). A snapshot
- *    already handed out is never mutated. (With `snapshots: false` nothing is copied and the
- *    one live tree is handed out: for consumers of the changes only.)
+ *    already handed out (to `update`, or read from `value`) is never mutated. (With
+ *    `snapshots: false` nothing is copied and the one live tree is handed out: for consumers
+ *    of the changes only.)
+ * 6a. Paced snapshots (`snapshots: 'paced'`) cost linear time: a container is copied only when
+ *    a snapshot holding it was handed out, and an update is handed out only when the copies it
+ *    will cause are at most 64 slots or the input since the previous one pays for them
+ *    (`snapshotBudget` slots per character), so the total copying is at most
+ *    `snapshotBudget` × characters + 64 × writes, plus one document's containers for each
+ *    update that `flush()` or the end forces.
+ *    Which writes carry an update depends on the chunking; the updates' values and the
+ *    concatenated changes obey 1-8 like any others.
  * 7. Chunking does not matter: the final snapshot and the concatenated change lists' effect
  *    depend on the text only.
  * 8. A whole JSON document ends with its `JSON.parse` value, whatever its root; `complete` is
@@ -141,10 +153,23 @@ export interface PartialOptions<S extends SchemaInput = SchemaInput> extends Val
   /**
    * `true` (default): every update hands out an immutable, structurally shared snapshot,
    * which costs a copy of each container on a changed path (an array of n items: n per
-   * update). `false`: no copies — the value passed to `update` is the builder's one live tree,
-   * changed in place by later writes; for consumers that only apply the changes.
+   * update, so a growing array costs quadratic time). `'paced'`: immutable snapshots too, but
+   * an update is handed out only once the input since the previous one pays for the copies it
+   * will cause — the containers open around the value in flight, in slots (array elements and
+   * object members): at most 64, or at most `snapshotBudget` per character; else it is
+   * deferred, its changes going out with the next update, which `flush()`, the document's end
+   * (closed, stopped or cut off) and `end()` always deliver. Linear time, and while the open
+   * containers hold at most 64 slots still an update per write (decision 020). `false`: no
+   * copies — the value passed to `update` is the builder's one live tree, changed in place by
+   * later writes; for consumers that only apply the changes.
    */
-  readonly snapshots?: boolean;
+  readonly snapshots?: boolean | 'paced';
+  /**
+   * With `snapshots: 'paced'`: slots that a snapshot of more than 64 slots may cause to be
+   * copied per character of input since the previous snapshot. Default 4 (decision 020).
+   * `0`: such an update waits for `flush()`, a later small one, or the document's end.
+   */
+  readonly snapshotBudget?: number;
   /**
    * When the sink is called. `'changes'` (default): after every write that changed anything,
    * a value closing (`complete`) included. `'values'`: only after a write that changed the
@@ -192,8 +217,16 @@ export interface PartialStats {
 }
 
 export type PartialBuilder<T = unknown> = Engine<PartialStats> & {
-  /** The current snapshot (`undefined` before the document starts). */
+  /**
+   * The current snapshot (`undefined` before the document starts). With `snapshots: 'paced'`
+   * it includes a deferred update's changes, and reading it makes it a snapshot (never
+   * mutated afterwards: the next write that changes it copies the containers it touches).
+   */
   readonly value: DeepPartial<T> | undefined;
+  /** With `snapshots: 'paced'`: true while an update is deferred (see `flush`). */
+  readonly deferred: boolean;
+  /** Delivers a deferred update now (`snapshots: 'paced'`); does nothing when there is none. */
+  flush(): void;
   /**
    * True once a whole document was read: an object, array or string root from the write that
    * holds its closing bracket or quote (text after it is ignored, so nothing later changes
@@ -211,7 +244,17 @@ interface Frame {
   readonly path: readonly PathSegment[];
   readonly isArray: boolean;
   key: string | undefined; // pending key (objects)
+  members: number; // elements or keys added: what a copy of the node costs, in slots
 }
+
+/** `snapshotBudget` by default: slots a paced snapshot may cost per character of input (decision 020). */
+const DEFAULT_SNAPSHOT_BUDGET = 4;
+/**
+ * A paced snapshot that copies at most this many slots is always handed out: a write costs
+ * about as much by itself (a call, a stream's machinery), so a small document keeps an update
+ * per write however short its chunks, and the copying stays linear (this much per write).
+ */
+const SNAPSHOT_FLOOR = 64;
 
 // The value in flight: -1 none (or a container), a string, or a number or literal.
 const KIND_STRING = 1;
@@ -283,6 +326,13 @@ class Builder implements ScanEvents {
   private readonly json = new JsonScanner();
   private readonly validator: CompiledSchema | undefined;
   private readonly snapshots: boolean;
+  /** `snapshots: 'paced'`: an update waits until the input since the last one pays for its copies. */
+  private readonly paced: boolean;
+  private readonly budget: number;
+  /** Characters written since the last update was handed out (paced). */
+  private credit = 0;
+  /** An update is deferred (paced): its changes wait in `changes`. */
+  private pending = false;
   /** Where subtrees find their sub-schemas: the JSON Schema, or a Standard Schema's export. */
   private subtreeSchema: JsonSchema | undefined;
   private readonly compileJsonSchema: JsonSchemaCompiler | undefined;
@@ -344,7 +394,22 @@ class Builder implements ScanEvents {
         : standard
           ? jsonSchemaOf(options.schema as StandardSchemaV1)
           : (options.schema as JsonSchema);
+    if (options.snapshots !== undefined && typeof options.snapshots !== 'boolean' && options.snapshots !== 'paced') {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.optionInvalid,
+        `snapshots must be true, false or 'paced', got ${quoteInput(String(options.snapshots))}`,
+      );
+    }
+    const budget = options.snapshotBudget;
+    if (budget !== undefined && !(typeof budget === 'number' && budget >= 0 && !Number.isNaN(budget))) {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.optionInvalid,
+        `snapshotBudget must be a number ≥ 0 (slots per character), got ${quoteInput(String(budget))}`,
+      );
+    }
     this.snapshots = options.snapshots !== false;
+    this.paced = options.snapshots === 'paced';
+    this.budget = budget ?? DEFAULT_SNAPSHOT_BUDGET;
     this.valuesOnly = options.updateOn === 'values';
     this.reportNull = options.nullValue === 'report';
     this.prefix = undefined;
@@ -369,6 +434,8 @@ class Builder implements ScanEvents {
   }
 
   get value(): unknown {
+    // Paced, the tree may hold containers not yet handed out: once read, they are a snapshot.
+    if (this.paced) this.owned.clear();
     return this.root;
   }
 
@@ -376,8 +443,17 @@ class Builder implements ScanEvents {
     return this.closed;
   }
 
+  get deferred(): boolean {
+    return this.pending;
+  }
+
+  flush(): void {
+    this.publish(true);
+  }
+
   write(text: string): void {
     this.stats.characters += text.length;
+    this.credit += text.length;
     if (this.done || text.length === 0) {
       this.received += text.length;
       return;
@@ -399,7 +475,7 @@ class Builder implements ScanEvents {
       // there: chunking does not matter.
       const at = base + this.json.errorIndex;
       this.flushString(at);
-      this.publish();
+      this.publish(true);
       this.fail(at);
       this.carried = '';
       return;
@@ -408,7 +484,7 @@ class Builder implements ScanEvents {
       this.done = true;
       this.closed = true;
       const result = this.coerceDocument();
-      this.publish();
+      this.publish(true);
       this.reportInvalid(result ?? this.validator?.validate(this.root), base + end);
       return;
     }
@@ -434,6 +510,8 @@ class Builder implements ScanEvents {
       this.report(DiagnosticReason.truncated, this.received, 'no JSON document found');
       return;
     }
+    // A deferred update goes out before the diagnostic that says the document was cut.
+    this.publish(true);
     this.report(
       DiagnosticReason.truncated,
       this.received,
@@ -507,7 +585,7 @@ class Builder implements ScanEvents {
     this.documentFrom = this.wordFrom;
     this.changes.push({ op: 'add', path: [], value }, { op: 'complete', path: [] });
     const result = this.coerceDocument();
-    this.publish();
+    this.publish(true);
     if (this.prefix !== undefined) {
       // A word is the document only once the input ends: that is when anything about it is certain.
       const at = this.wordFrom + this.word.length;
@@ -524,13 +602,14 @@ class Builder implements ScanEvents {
     if (this.done) return;
     const c = this.charAt(start);
     const path = this.childPath(depth);
+    if (depth > 0) (this.frames[depth - 1] as Frame).members++;
     this.prefix?.start(depth, c, start, path);
     if (c === 0x7b || c === 0x5b) {
       const node: Container = c === 0x5b ? [] : {};
       if (this.snapshots) this.owned.add(node);
       this.place(depth, path, node);
       this.changes.push({ op: 'add', path, value: c === 0x5b ? [] : {} });
-      this.frames.push({ node, path, isArray: c === 0x5b, key: undefined });
+      this.frames.push({ node, path, isArray: c === 0x5b, key: undefined, members: 0 });
       this.valueKind = -1;
     } else if (c === 0x22) {
       this.place(depth, path, '');
@@ -663,11 +742,24 @@ class Builder implements ScanEvents {
     this.appendString(to - held, held === 0 ? raw : raw.slice(0, raw.length - held));
   }
 
-  /** Hands the changes of this write to the sink; the snapshot becomes read-only. */
-  private publish(): void {
+  /**
+   * Hands the changes of this write (and of deferred ones) to the sink; the snapshot becomes
+   * read-only. Paced, unless `force`d or the document is done, the update is deferred while
+   * its snapshot would cost more copying than the input since the last one pays for.
+   */
+  private publish(force = false): void {
     if (this.changes.length === 0) return;
     // Only `complete` changes: nothing was copied, the snapshot is the one already handed out.
     if (this.valuesOnly && !changesValue(this.changes)) return;
+    if (this.paced && !force && !this.done) {
+      const cost = this.copyCost();
+      if (cost > SNAPSHOT_FLOOR && cost > this.credit * this.budget) {
+        this.pending = true;
+        return;
+      }
+    }
+    this.pending = false;
+    this.credit = 0;
     const changes = this.changes;
     this.changes = [];
     if (this.snapshots) this.owned.clear();
@@ -683,6 +775,16 @@ class Builder implements ScanEvents {
     this.stats.updates++;
     this.stats.changes += changes.length;
     this.sink.update(this.root, changes);
+  }
+
+  /**
+   * What handing out the snapshot now would cost: the next write copies the open containers
+   * around the value in flight (own()), in slots, one more per container for its allocation.
+   */
+  private copyCost(): number {
+    let slots = 0;
+    for (const frame of this.frames) slots += frame.members + 1;
+    return slots;
   }
 
   /** A subtree (not the root) closed: check it against its sub-schema, when there is one. */

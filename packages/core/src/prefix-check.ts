@@ -479,7 +479,9 @@ const TYPE_NAMES: Readonly<Record<number, string>> = {
 interface Frame {
   rules: readonly Rule[];
   readonly isArray: boolean;
-  readonly path: readonly PrefixPathSegment[];
+  /** An object's key that last closed (its member in flight). */
+  key: string;
+  /** An array's elements started so far (the last one, `count - 1`, in flight). */
   count: number;
   /** Rules of the member whose key just closed. */
   next: readonly Rule[];
@@ -618,7 +620,7 @@ export class PrefixChecker {
   private readonly frames: Frame[] = [];
   // The string or scalar in flight.
   private valueRules: readonly Rule[] = NONE;
-  private valuePath: readonly PrefixPathSegment[] = [];
+  private valueDepth = 0; // containers around the string or scalar in flight
   private valueDispatch: Dispatch | undefined;
   private valueParent: Frame | undefined;
   private trackers: Tracker[] | undefined;
@@ -668,15 +670,29 @@ export class PrefixChecker {
           };
   }
 
+  /** Starts over for another document under the same schema (a JSONL line, an array element). */
+  reset(): void {
+    if (this.frames.length !== 0) this.frames.length = 0;
+    this.valueRules = NONE;
+    this.valueDepth = 0;
+    this.valueDispatch = undefined;
+    this.valueParent = undefined;
+    this.trackers = undefined;
+    this.stringLive = false;
+    this.rootBranch = undefined;
+  }
+
   /** Whether the schema has anything a prefix can break (otherwise the builder need not call). */
   get active(): boolean {
     return this.rootRules.length !== 0;
   }
 
   /**
-   * A value starts at `offset` with character `c`, at `path` (`depth` containers around it).
+   * A value starts at `offset` with character `c`, `depth` containers around it. (`_path`, the
+   * value's path, is not read: the checker keeps the keys and indexes itself and builds a path
+   * only for a violation.)
    */
-  start(depth: number, c: number, offset: number, path: readonly PrefixPathSegment[]): void {
+  start(depth: number, c: number, offset: number, _path?: readonly PrefixPathSegment[]): void {
     let rules: readonly Rule[];
     let dispatch: Dispatch | undefined;
     let parent: Frame | undefined;
@@ -691,10 +707,11 @@ export class PrefixChecker {
         parent.pending = undefined;
         if (type !== NULL) this.report(pending);
       }
-      if (parent.rules.length === 0) {
+      if (parent.isArray) {
+        const index = parent.count++;
+        rules = parent.rules.length === 0 ? NONE : this.element(parent, index, depth, offset, c);
+      } else if (parent.rules.length === 0) {
         rules = NONE;
-      } else if (parent.isArray) {
-        rules = this.element(parent, offset, c);
       } else {
         rules = parent.next;
         dispatch = parent.nextDispatch;
@@ -710,12 +727,12 @@ export class PrefixChecker {
       // A coercion may change this value: nothing about it (or inside it) is certain.
       rules = NONE;
     }
-    if (rules.length !== 0 && !this.checkStart(rules, type, c, offset, path)) rules = NONE;
+    if (rules.length !== 0 && !this.checkStart(rules, type, c, offset, depth)) rules = NONE;
     if (type === OBJECT || type === ARRAY) {
       this.frames.push({
         rules,
         isArray: type === ARRAY,
-        path,
+        key: '',
         count: 0,
         next: NONE,
         nextDispatch: undefined,
@@ -726,7 +743,7 @@ export class PrefixChecker {
       return;
     }
     this.valueRules = rules;
-    this.valuePath = path;
+    this.valueDepth = depth;
     this.valueDispatch = rules.length === 0 ? undefined : dispatch;
     this.valueParent = parent;
     this.stringLive = false;
@@ -734,16 +751,16 @@ export class PrefixChecker {
   }
 
   /** An array element starts: `maxItems`, and the element's rules. */
-  private element(frame: Frame, offset: number, c: number): readonly Rule[] {
-    const index = frame.count++;
+  private element(frame: Frame, index: number, depth: number, offset: number, c: number): readonly Rule[] {
     let rules: readonly Rule[] = NONE;
     for (const rule of frame.rules) {
       if (index >= rule.maxItems) {
+        const path = this.pathAt(depth - 1);
         this.report({
           offset,
-          path: frame.path,
+          path,
           rule: 'maxItems',
-          message: `the array at ${where(frame.path)} has more than maxItems (${rule.maxItems}) elements: element ${index} starts here`,
+          message: `the array at ${where(path)} has more than maxItems (${rule.maxItems}) elements: element ${index} starts here`,
           excerpt: String.fromCharCode(c),
         });
         frame.rules = NONE;
@@ -755,16 +772,11 @@ export class PrefixChecker {
   }
 
   /** Checks what the first character decides; false after a violation. */
-  private checkStart(
-    rules: readonly Rule[],
-    type: number,
-    c: number,
-    offset: number,
-    path: readonly PrefixPathSegment[],
-  ): boolean {
+  private checkStart(rules: readonly Rule[], type: number, c: number, offset: number, depth: number): boolean {
     const broken = startBreaks(rules, type, c, 0, this.repairs);
     if (broken === undefined) return true;
     const [rule, why] = broken;
+    const path = this.pathAt(depth);
     this.report({
       offset,
       path,
@@ -867,7 +879,7 @@ export class PrefixChecker {
     if (bad < 0) return;
     this.stringLive = false;
     this.valueDispatch = undefined;
-    const path = this.valuePath;
+    const path = this.pathAt(this.valueDepth);
     const seen = JSON.stringify(quoteInput(full.slice(0, bad + 1)));
     const message =
       rule === 'maxLength'
@@ -939,7 +951,7 @@ export class PrefixChecker {
       for (const tracker of this.trackers) {
         // `enum-case` repairs a string that matches exactly one allowed value but for case and spaces.
         if (fold ? !allowedFolded(tracker.set.strings, full) : !tracker.alive.includes(full)) {
-          const path = this.valuePath;
+          const path = this.pathAt(this.valueDepth);
           this.report({
             offset: quote,
             path,
@@ -978,7 +990,7 @@ export class PrefixChecker {
     this.valueDispatch = undefined;
     if (rules.length === 0) return;
     if (typeof value === 'number') {
-      const path = this.valuePath;
+      const path = this.pathAt(this.valueDepth);
       for (const rule of rules) {
         const broken = numberRule(rule, value);
         if (broken !== undefined) {
@@ -1013,6 +1025,7 @@ export class PrefixChecker {
   key(depth: number, key: string, quote: number): void {
     const frame = this.frames[depth - 1];
     if (frame === undefined) return;
+    frame.key = key;
     frame.next = NONE;
     frame.nextDispatch = undefined;
     frame.nextRequired = false;
@@ -1026,13 +1039,13 @@ export class PrefixChecker {
       if (!declared && rule.additional === false) broken = 'additionalProperties';
       else if (rule.evaluated !== undefined && !rule.evaluated.has(key)) broken = 'unevaluatedProperties';
       if (broken !== undefined) {
-        const path = [...frame.path, key];
+        const path = this.pathAt(depth);
         const listed = rule.properties === undefined ? 'none' : quoteInput(Object.keys(rule.properties).join(', '));
         const violation: PrefixViolation = {
           offset: quote,
           path,
           rule: broken,
-          message: `the key ${JSON.stringify(quoteInput(key))} at ${where(frame.path)} is not allowed (${broken} is false; declared: ${listed})`,
+          message: `the key ${JSON.stringify(quoteInput(key))} at ${where(path.slice(0, -1))} is not allowed (${broken} is false; declared: ${listed})`,
           excerpt: JSON.stringify(quoteInput(key, 60)),
         };
         // `null-to-absent` removes a `null` that another schema of this object declares and no
@@ -1060,6 +1073,19 @@ export class PrefixChecker {
   /** The container at the top closed. */
   close(): void {
     this.frames.pop();
+  }
+
+  /**
+   * The path of a value with `depth` containers around it (their current member: the key that
+   * last closed, or the index of the element that last started). Built only for a violation.
+   */
+  private pathAt(depth: number): PrefixPathSegment[] {
+    const path: PrefixPathSegment[] = [];
+    for (let i = 0; i < depth; i++) {
+      const frame = this.frames[i] as Frame;
+      path.push(frame.isArray ? frame.count - 1 : frame.key);
+    }
+    return path;
   }
 }
 

@@ -14,25 +14,13 @@
  */
 
 import { JsonScanner, SCAN_MORE, type ScanEvents } from './json-scanner.js';
-import {
-  PrefixChecker,
-  type PrefixCheckOptions,
-  type PrefixPathSegment,
-  type PrefixViolation,
-} from './prefix-check.js';
+import { PrefixChecker, type PrefixCheckOptions, type PrefixViolation } from './prefix-check.js';
 import type { JsonSchema } from './schema-validator.js';
 import { unfinishedEscape } from './string-escape.js';
 
 const KIND_NONE = 0;
 const KIND_STRING = 1;
 const KIND_SCALAR = 2;
-
-interface PrefixFrame {
-  readonly path: readonly PrefixPathSegment[];
-  readonly isArray: boolean;
-  count: number;
-  key: string;
-}
 
 function isHexDigit(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
@@ -50,9 +38,7 @@ export class PrefixFeed implements ScanEvents {
   readonly #exported: boolean;
   readonly #options: PrefixCheckOptions | undefined;
   readonly #onViolation: (violation: PrefixViolation) => void;
-  readonly #report = (found: PrefixViolation): void => this.#violation(found);
-  #checker: PrefixChecker | undefined;
-  readonly #frames: PrefixFrame[] = [];
+  #checker: PrefixChecker | undefined; // made once, reset for each value
   #live = false; // a value is being checked
 
   // The piece being scanned, and text of a key, number or string in flight from earlier pieces.
@@ -105,12 +91,15 @@ export class PrefixFeed implements ScanEvents {
   /** A value starts: what the last one held is let go, and a new checker reads it. */
   begin(): void {
     this.#scanner.reset();
-    if (this.#frames.length !== 0) this.#frames.length = 0;
     this.#carried = '';
     this.#string = '';
     this.#kind = KIND_NONE;
     this.#skipping = false;
-    this.#checker = new PrefixChecker(this.#schema, this.#report, this.#exported, this.#options);
+    if (this.#checker === undefined) {
+      this.#checker = new PrefixChecker(this.#schema, (found) => this.#violation(found), this.#exported, this.#options);
+    } else {
+      this.#checker.reset();
+    }
     this.#live = true;
   }
 
@@ -118,12 +107,11 @@ export class PrefixFeed implements ScanEvents {
   stop(): void {
     if (!this.#live) return;
     this.#live = false;
-    this.#checker = undefined;
+    this.#checker?.reset();
     this.#skipping = false;
     this.#carried = '';
     this.#string = '';
     this.#chunk = '';
-    if (this.#frames.length !== 0) this.#frames.length = 0;
   }
 
   #violation(found: PrefixViolation): void {
@@ -216,16 +204,8 @@ export class PrefixFeed implements ScanEvents {
     if (!this.#live) return;
     const checker = this.#checker as PrefixChecker;
     const c = this.#chunk.charCodeAt(start - this.#chunkBase);
-    let path: readonly PrefixPathSegment[] = [];
-    if (depth > 0) {
-      const frame = this.#frames[depth - 1] as PrefixFrame;
-      const inner = frame.path.slice();
-      inner.push(frame.isArray ? frame.count++ : frame.key);
-      path = inner;
-    }
-    checker.start(depth, c, start, path);
+    checker.start(depth, c, start);
     if (c === 0x7b || c === 0x5b) {
-      this.#frames.push({ path, isArray: c === 0x5b, count: 0, key: '' });
       this.#kind = KIND_NONE;
     } else if (c === 0x22) {
       this.#kind = KIND_STRING;
@@ -262,7 +242,6 @@ export class PrefixFeed implements ScanEvents {
       const c = text.charCodeAt(0);
       checker.endScalar(c === 0x74 ? true : c === 0x66 ? false : c === 0x6e ? null : Number(text), text, end);
     } else {
-      this.#frames.pop();
       checker.close();
     }
   }
@@ -271,8 +250,6 @@ export class PrefixFeed implements ScanEvents {
     if (!this.#live) return;
     const raw = this.#text(start + 1, end - 1);
     const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
-    const frame = this.#frames[depth - 1];
-    if (frame !== undefined) frame.key = key;
     (this.#checker as PrefixChecker).key(depth, key, end - 1);
   }
 

@@ -47,6 +47,11 @@
  *    when it fails at a closing bracket right after a comma is it scanned once more from its
  *    start, this time holding back each comma until the next character shows whether it is
  *    trailing. Each candidate is rescanned for recovery at most once, so work stays linear.
+ * 6. Looking before opening changes nothing but the cost (decision 021): in prose, a bracket
+ *    whose candidate provably fails within a few characters of the same chunk — flat, no escape
+ *    or bracket in a string, no line break, not at a closing bracket — is settled by a
+ *    look-ahead, leaving exactly the state and stats the candidate would have left; anything
+ *    else opens a candidate as before, so results never depend on which path decided.
  */
 
 import type { CoercionOptions } from './coercion-options.js';
@@ -62,6 +67,7 @@ import {
   validatorFor,
 } from './engine.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
+import { DEFAULT_MAX_CANDIDATE_LENGTH } from './limits.js';
 import { type CompiledSchema, ConfigurationError, type ValidationResult } from './schema-validator.js';
 import type { SchemaInput, SchemaValue } from './standard-schema.js';
 
@@ -136,7 +142,7 @@ export interface SalvageStats {
 
 export type SalvageScanner = Engine<SalvageStats>;
 
-export const DEFAULT_MAX_CANDIDATE_LENGTH = 8 * 1024 * 1024;
+export { DEFAULT_MAX_CANDIDATE_LENGTH };
 
 const PROSE = 0;
 const FENCE = 1;
@@ -206,6 +212,143 @@ function parseShortArray(text: string): unknown[] | undefined {
     if (text.charCodeAt(i) !== 0x2c) return out;
     i++;
   }
+}
+
+// States of `quickFailure`'s flat scan (a container with scalar members only).
+const Q_KEY_OR_END = 0; // after `{`
+const Q_KEY = 1; // after `,` in an object
+const Q_COLON = 2; // after a key
+const Q_VALUE_OR_END = 3; // after `[`
+const Q_VALUE = 4; // after `:`, or after `,` in an array
+const Q_COMMA_OR_END = 5; // after a value
+
+/** How far past a bracket `quickFailure` looks before it gives up (decision 021). */
+const QUICK_WINDOW = 64;
+
+/** The literal starting with `c` (`t`, `f`, `n`), or '' for any other character. */
+function literalFor(c: number): string {
+  return c === 0x74 ? 'true' : c === 0x66 ? 'false' : c === 0x6e ? 'null' : '';
+}
+
+/**
+ * Look-ahead before a candidate is opened (decision 021): the index in `text` where the JSON
+ * value starting with the bracket at `text[from]` certainly fails — exactly where the
+ * incremental scanner would report the failure — or -1 when that is not settled cheaply.
+ *
+ * Only the failures with nothing to hand on are settled here: the container must be flat
+ * (scalar members only), its strings free of escapes and brackets (so no nested value is
+ * delivered and no rescan starts inside it), the failing character must not be a closing
+ * bracket (a trailing comma there is recovered, and a matching one completes the value), no
+ * line break may come before the failure (it would move the line start that inline spans and
+ * fence lines depend on), and everything must lie within `QUICK_WINDOW` characters of `text`
+ * (so chunk ends are never crossed: the normal path decides those, with the same result).
+ * Anything else
+ * returns -1 and the candidate is opened as before. Prose brackets (`{x`, `[3 and`,
+ * `{"k": then`) die within a few characters, so the look-ahead costs a few comparisons where
+ * opening and abandoning a candidate costs a scanner reset and its bookkeeping.
+ */
+function quickFailure(text: string, from: number): number {
+  const object = text.charCodeAt(from) === 0x7b;
+  const limit = Math.min(text.length, from + QUICK_WINDOW);
+  let state = object ? Q_KEY_OR_END : Q_VALUE_OR_END;
+  let i = from + 1;
+  while (i < limit) {
+    let c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0x0d) {
+      i++;
+      continue;
+    }
+    // A line break moves the line start (inline spans, fence lines): the normal path's.
+    if (c === 0x0a) return -1;
+    // A closing bracket completes the value, fails it in a way recovery may undo, or fails it
+    // where trailing-comma recovery must look: the normal path decides.
+    if (c === 0x7d || c === 0x5d) return -1;
+    switch (state) {
+      case Q_COLON:
+        if (c !== 0x3a) return i;
+        state = Q_VALUE;
+        i++;
+        continue;
+      case Q_COMMA_OR_END:
+        if (c !== 0x2c) return i;
+        state = object ? Q_KEY : Q_VALUE;
+        i++;
+        continue;
+      case Q_KEY_OR_END:
+      case Q_KEY:
+        if (c !== 0x22) return i;
+        break;
+      default:
+        // A value; a nested container is the normal path's.
+        if (c === 0x7b || c === 0x5b) return -1;
+    }
+    if (c === 0x22) {
+      // A string: fails at a raw control character; an escape or a bracket in it is undecided.
+      for (i++; ; i++) {
+        if (i >= limit) return -1;
+        c = text.charCodeAt(i);
+        if (c === 0x22) break;
+        if (c < 0x20) return i;
+        if (c === 0x5c || c === 0x7b || c === 0x5b) return -1;
+      }
+      i++;
+      state = state === Q_KEY_OR_END || state === Q_KEY ? Q_COLON : Q_COMMA_OR_END;
+      continue;
+    }
+    const literal = literalFor(c);
+    if (literal !== '') {
+      for (let k = 1; k < literal.length; k++) {
+        if (i + k >= limit) return -1;
+        const d = text.charCodeAt(i + k);
+        if (d !== literal.charCodeAt(k)) return d === 0x7d || d === 0x5d ? -1 : i + k;
+      }
+      i += literal.length;
+      state = Q_COMMA_OR_END;
+      continue;
+    }
+    if (c !== 0x2d && (c < 0x30 || c > 0x39)) return i;
+    // A number, followed exactly as the scanner does (RFC 8259 grammar).
+    if (c === 0x2d) {
+      if (++i >= limit) return -1;
+      c = text.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) return c === 0x7d || c === 0x5d ? -1 : i;
+    }
+    if (c === 0x30) {
+      if (++i >= limit) return -1;
+      c = text.charCodeAt(i);
+      if (c >= 0x30 && c <= 0x39) return i; // a leading zero
+    } else {
+      do {
+        if (++i >= limit) return -1;
+        c = text.charCodeAt(i);
+      } while (c >= 0x30 && c <= 0x39);
+    }
+    if (c === 0x2e) {
+      if (++i >= limit) return -1;
+      c = text.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) return c === 0x7d || c === 0x5d ? -1 : i;
+      do {
+        if (++i >= limit) return -1;
+        c = text.charCodeAt(i);
+      } while (c >= 0x30 && c <= 0x39);
+    }
+    if (c === 0x65 || c === 0x45) {
+      if (++i >= limit) return -1;
+      c = text.charCodeAt(i);
+      if (c === 0x2b || c === 0x2d) {
+        if (++i >= limit) return -1;
+        c = text.charCodeAt(i);
+      }
+      if (c < 0x30 || c > 0x39) return c === 0x7d || c === 0x5d ? -1 : i;
+      do {
+        if (++i >= limit) return -1;
+        c = text.charCodeAt(i);
+      } while (c >= 0x30 && c <= 0x39);
+    }
+    // The character after the number is read as what follows a value.
+    state = Q_COMMA_OR_END;
+  }
+  return -1;
 }
 
 /** The value of JSON text the scanner has validated. */
@@ -578,8 +721,12 @@ class Scanner implements SalvageScanner {
         this.inlineTicks = 0;
         this.resolveInline(false);
       } else if (c === 0x7b || c === 0x5b) {
-        if (this.context === FENCE) this.fenceHasText = true;
-        this.startCandidate(at);
+        if (this.context === FENCE) {
+          this.fenceHasText = true;
+          this.startCandidate(at);
+        } else {
+          this.proseBrackets(text, base, i);
+        }
       } else if (this.lineIndentOnly(at)) {
         // A fence line may start here: decide once the line is complete.
         this.matchingFenceLine = true;
@@ -630,14 +777,13 @@ class Scanner implements SalvageScanner {
     const stopAt = this.stopAt;
     const stopFrom = this.stopFrom;
     const stopEnd = this.stopEnd;
+    let best = end;
     for (let k = 0; k < 5; k++) {
       if ((stopFrom[k] as number) > at) {
+        // (What the searches for the characters before this one found is true all the same.)
         STOP_SEARCH.lastIndex = from;
         return STOP_SEARCH.test(text) ? STOP_SEARCH.lastIndex - 1 : length;
       }
-    }
-    let best = end;
-    for (let k = 0; k < 5; k++) {
       let next = stopAt[k] as number;
       const searched = stopEnd[k] as number;
       if (next < 0 ? searched < end : next < at) {
@@ -816,6 +962,59 @@ class Scanner implements SalvageScanner {
       this.dropped.length = 0;
       this.heldComma = -1;
     }
+  }
+
+  /**
+   * From the bracket at `text[i]` in prose (decision 021): looks before opening a candidate, and
+   * while the look-ahead settles each bracket as dead and the next character that matters is
+   * again a bracket, goes on from there in this one loop (dense prose is mostly that). Opens a
+   * candidate at the first bracket it cannot settle; otherwise leaves the cursor at the next
+   * other stop character, or at the end of `text`.
+   */
+  private proseBrackets(text: string, base: number, i: number): void {
+    const length = text.length;
+    for (;;) {
+      const dead = quickFailure(text, i);
+      if (dead < 0 || dead - i >= this.maxCandidateLength) {
+        this.startCandidate(base + i);
+        return;
+      }
+      this.abandonAtOnce(base + i, base + dead);
+      let j = dead;
+      const c = text.charCodeAt(j);
+      if (!(c < 128 && STOP[c] === 1)) j = this.nextStop(text, base, j);
+      if (j === length) {
+        this.cursor = base + length;
+        return;
+      }
+      const d = text.charCodeAt(j);
+      if (d !== 0x7b && d !== 0x5b) {
+        // Only characters that are not stop characters lie between: nothing to do for them.
+        this.cursor = base + j;
+        return;
+      }
+      i = j;
+    }
+  }
+
+  /**
+   * A candidate in prose that `quickFailure` showed to fail at `at` without a nested value or
+   * a bracket in a string: the state and stats that opening, scanning and abandoning it would
+   * leave (`startCandidate`, then `failCandidate` with nothing to deliver or rescan), without
+   * touching the scanner.
+   */
+  private abandonAtOnce(start: number, at: number): void {
+    if (this.holdingFirst) this.checkHold(start, start + 1);
+    this.stats.candidates++;
+    this.stats.abandoned++;
+    if (this.recovering) {
+      this.recovering = false;
+      this.dropped.length = 0;
+      this.heldComma = -1;
+    }
+    if (this.rescanFloor < at) this.rescanFloor = at;
+    // No line break in [start, at) (quickFailure stops at one): the line start stays.
+    this.cursor = at;
   }
 
   /** Feeds the open candidate; returns true when the cursor jumped back for a rescan. */

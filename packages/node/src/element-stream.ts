@@ -53,8 +53,11 @@ export function createElementStream<E extends SchemaInput = SchemaInput>(
     prefixCheck: options.prefixCheck ?? options.failFast === true,
     prefixCheckWith: options.prefixCheckWith ?? elementPrefixCheck,
   };
-  const { stream, engine } = createTextTransform(options, (output) =>
-    createElementScanner<SchemaInput>(scannerOptions, { value: output.push, diagnostic: output.diagnostic }),
+  const { stream, engine } = createTextTransform(
+    options,
+    (output) =>
+      createElementScanner<SchemaInput>(scannerOptions, { value: output.push, diagnostic: output.diagnostic }),
+    true,
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
   return stream as ElementStream<SchemaValue<E>>;

@@ -13,9 +13,12 @@ export {
   type ElementRecord,
   elementPrefixCheck,
   type FailFastOptions,
+  fromAiSdk,
+  fromAsync,
   type JsonlRecord,
   type JsonlStats,
   type JsonSchema,
+  LlmjsonError,
   linePrefixCheck,
   type ProviderError,
   ProviderFormat,
@@ -27,6 +30,10 @@ export {
   type SchemaValue,
   type ToolCall,
   type ToolCallInfo,
+  type ToolCallState,
+  type ToolCallStats,
+  type ToolCallUpdate,
+  type ToolSchemas,
   type Usage,
   withCoercion,
 } from '@llmjson/core';
@@ -49,4 +56,11 @@ export {
   type PartialUpdate,
 } from './partial-stream.js';
 export { createProviderStream, type ProviderStream, type ProviderStreamOptions } from './provider-stream.js';
+export { readableFrom } from './readable-from.js';
 export { createSalvageStream, type SalvageStream, type SalvageStreamOptions } from './salvage-stream.js';
+export {
+  createToolCallStream,
+  type ToolCallItem,
+  type ToolCallStream,
+  type ToolCallStreamOptions,
+} from './tool-call-stream.js';

@@ -62,13 +62,16 @@ export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream
     prefixCheck: options.prefixCheck ?? options.failFast === true,
     prefixCheckWith: options.prefixCheckWith ?? linePrefixCheck,
   };
-  const { stream, engine } = createTextTransform(options, (output) =>
-    createJsonlDecoder(withAjvDefault(records ? decoding : { ...decoding, nullValue: 'report' }), {
-      value(value, info) {
-        output.push(records ? ({ value, ...info } satisfies JsonlRecord) : value);
-      },
-      diagnostic: output.diagnostic,
-    }),
+  const { stream, engine } = createTextTransform(
+    options,
+    (output) =>
+      createJsonlDecoder(withAjvDefault(records ? decoding : { ...decoding, nullValue: 'report' }), {
+        value(value, info) {
+          output.push(records ? ({ value, ...info } satisfies JsonlRecord) : value);
+        },
+        diagnostic: output.diagnostic,
+      }),
+    true,
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
   return stream as JsonlStream;

@@ -45,6 +45,7 @@ import {
   checkStructuredOutputOptions,
   createProviderDecoder,
   type Diagnostic,
+  LlmjsonError,
   type ProviderError,
   type SchemaInput,
   type StructuredOutputOptions,
@@ -121,15 +122,16 @@ export interface LlmResult {
   finishReason?: string;
 }
 
-/** A non-2xx response from the server. */
-export class ProviderHttpError extends Error {
-  override readonly name = 'ProviderHttpError';
+/** A non-2xx response from the server (`code` `PROVIDER_HTTP_ERROR`; `body`: an excerpt of what it sent). */
+export class ProviderHttpError extends LlmjsonError {
+  override readonly name: string = 'ProviderHttpError';
+  declare readonly code: 'PROVIDER_HTTP_ERROR';
   constructor(
     readonly status: number,
     readonly body: string,
     message: string,
   ) {
-    super(message);
+    super('PROVIDER_HTTP_ERROR', message);
   }
 }
 
@@ -146,15 +148,16 @@ export const ProviderTimeoutCode = {
 export type ProviderTimeoutCode = (typeof ProviderTimeoutCode)[keyof typeof ProviderTimeoutCode];
 
 /** The server did not answer in time: the request was aborted. */
-export class ProviderTimeoutError extends Error {
-  override readonly name = 'ProviderTimeoutError';
+export class ProviderTimeoutError extends LlmjsonError {
+  override readonly name: string = 'ProviderTimeoutError';
+  declare readonly code: ProviderTimeoutCode;
   constructor(
-    readonly code: ProviderTimeoutCode,
+    code: ProviderTimeoutCode,
     /** The limit that expired, in milliseconds. */
     readonly timeoutMs: number,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

@@ -1,6 +1,8 @@
 /**
  * Node adapter for the partial-value builder: while one JSON document streams in, emits the
  * value so far (a structurally shared snapshot), the changes since the last chunk, or both.
+ * Snapshots are paced by default (decision 020): linear time however long the arrays, an
+ * update held back at most `maxSnapshotDelay` ms.
  * Bad input never becomes an 'error' (with `failFast`, the first `violation` — a prefix no
  * completion can make valid — or `schema` diagnostic does: a `ContractViolationError`).
  */
@@ -8,9 +10,12 @@
 import type { Transform } from 'node:stream';
 import {
   type Change,
+  ConfigurationError,
+  ConfigurationErrorCode,
   createPartialBuilder,
   type DeepPartial,
   type Diagnostic,
+  type PartialBuilder,
   type PartialOptions,
   type PartialStats,
   type SchemaInput,
@@ -20,11 +25,13 @@ import { withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 export interface PartialStreamOptions<S extends SchemaInput = SchemaInput>
-  extends Omit<PartialOptions<S>, 'updateOn' | 'nullValue'>,
+  extends Omit<PartialOptions<S>, 'updateOn' | 'nullValue' | 'snapshots'>,
     TextTransformOptions {
   /**
-   * What each emitted item is: `'snapshots'` (default) the value so far, once per chunk that
-   * changed it (never the same snapshot twice: a chunk that only closes values emits nothing);
+   * What each emitted item is: `'snapshots'` (default) the value so far, at most once per
+   * chunk that changed it — paced (see `snapshots`), so for a document with long arrays not
+   * for every chunk — and never the same snapshot twice (a chunk that only closes values emits
+   * nothing); the last value is always emitted;
    * `'changes'` the list of changes, once per chunk that changed anything (a `complete`
    * included); `'both'` `{ value, changes }`, as often as `'changes'`. A document that is
    * `null` cannot travel as a snapshot (`push(null)` ends an object-mode stream): it is
@@ -32,6 +39,24 @@ export interface PartialStreamOptions<S extends SchemaInput = SchemaInput>
    * and `'changes'` carry it (decision 004).
    */
   readonly emit?: 'snapshots' | 'changes' | 'both';
+  /**
+   * `'paced'` (default with `emit: 'snapshots'`): a snapshot for a chunk only when the input
+   * since the previous snapshot pays for the copies it causes (`snapshotBudget`), else it waits
+   * for a later chunk, at most `maxSnapshotDelay` ms, or the end; linear time (decision 020).
+   * While the open containers are small (up to 64 slots: array elements and object members)
+   * that is every chunk. A paced item
+   * carries all the changes since the previous one (with `'changes'` or `'both'` too), so the
+   * change lists still reproduce every value. `true` (default with `'both'`): a snapshot for
+   * every chunk that changed the value; a growing array of n items costs n per chunk, so
+   * quadratic time. `false` (default with `'changes'`): no copies; the value is the builder's
+   * one live tree, mutated by later chunks.
+   */
+  readonly snapshots?: boolean | 'paced';
+  /**
+   * Longest a paced snapshot is held back, in milliseconds, when no chunk delivers it first.
+   * Default 16 (a display frame at 60 Hz).
+   */
+  readonly maxSnapshotDelay?: number;
 }
 
 /** An item of `emit: 'both'`. */
@@ -46,7 +71,11 @@ export interface PartialUpdate<T = unknown> {
  */
 export interface PartialStream<T = unknown, Item = DeepPartial<T>> extends Transform {
   readonly stats: Readonly<PartialStats>;
-  /** The current value (the builder's latest snapshot, or its live tree with `snapshots: false`). */
+  /**
+   * The current value (the builder's latest snapshot, or its live tree with `snapshots: false`).
+   * Paced, it includes changes whose snapshot is held back, and reading it makes it a snapshot
+   * (never mutated afterwards), which costs the copies a snapshot costs.
+   */
   readonly value: DeepPartial<T> | undefined;
   /** True once a whole document was read (the builder's `complete`: never after a cut or broken one). */
   readonly complete: boolean;
@@ -75,21 +104,62 @@ export function createPartialStream<S extends SchemaInput = SchemaInput>(
 ): PartialStream<SchemaValue<S>, DeepPartial<SchemaValue<S>> | readonly Change[] | PartialUpdate<SchemaValue<S>>>;
 export function createPartialStream(options: PartialStreamOptions = {}): PartialStream<unknown, unknown> {
   const emit = options.emit ?? 'snapshots';
+  const delay = snapshotDelay(options.maxSnapshotDelay);
+  // Changes alone need no snapshots: the builder then copies nothing.
+  const snapshots = options.snapshots ?? (emit === 'snapshots' ? 'paced' : emit === 'both');
   const builderOptions: PartialOptions =
     emit === 'snapshots'
-      ? { ...options, updateOn: 'values', nullValue: 'report' }
-      : // Changes alone need no snapshots: the builder then copies nothing.
-        { ...options, snapshots: options.snapshots ?? emit === 'both', updateOn: 'changes', nullValue: 'value' };
-  const { stream, engine } = createTextTransform(options, (output) =>
-    createPartialBuilder(withAjvDefault(builderOptions), {
+      ? { ...options, snapshots, updateOn: 'values', nullValue: 'report' }
+      : { ...options, snapshots, updateOn: 'changes', nullValue: 'value' };
+  let builder!: PartialBuilder;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
+  const { stream } = createTextTransform(options, (output) => {
+    builder = createPartialBuilder(withAjvDefault(builderOptions), {
       update(value: unknown, changes: readonly Change[]) {
         output.push(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
       },
       diagnostic: output.diagnostic,
-    }),
-  );
+    });
+    // A deferred (paced) update goes out after `delay` ms if no chunk delivers it first.
+    return {
+      write(text: string) {
+        builder.write(text);
+        if (builder.deferred && timer === undefined) timer = setTimeout(wake, delay).unref();
+      },
+      end() {
+        stop();
+        builder.end();
+      },
+    };
+  });
+  const wake = () => {
+    timer = undefined;
+    if (stream.destroyed) return;
+    try {
+      builder.flush();
+    } catch (error) {
+      stream.destroy(error as Error);
+    }
+  };
+  stream.once('close', stop);
   for (const name of ['stats', 'value', 'complete'] as const) {
-    Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
+    Object.defineProperty(stream, name, { get: () => builder[name], enumerable: true });
   }
   return stream as PartialStream<unknown, unknown>;
+}
+
+/** `maxSnapshotDelay`, checked: milliseconds, a finite number ≥ 0. */
+function snapshotDelay(value: number | undefined): number {
+  if (value === undefined) return 16;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `maxSnapshotDelay must be a finite number ≥ 0 (milliseconds), got ${String(value)}`,
+    );
+  }
+  return value;
 }

@@ -3,9 +3,14 @@
  * in, the answer text out as strings — so it pipes straight into `createJsonlStream` and the
  * other llmjson streams. Tool-call argument pieces, reasoning, metadata and diagnostics are
  * events; the metadata is also readable as properties. Bad input never becomes an 'error'.
+ *
+ * A binary body (Bedrock's AWS event stream, under `input: 'bedrock'` or `'auto'`) must reach
+ * the decoder as bytes, not UTF-8-decoded text: each Buffer is first offered to the decoder's
+ * `bytes`, and goes the text way (the shared UTF-8 decoding of text-transform.ts) only when the
+ * decoder hands it back. Other inputs use the text Transform unchanged.
  */
 
-import type { Transform } from 'node:stream';
+import type { Transform, TransformCallback } from 'node:stream';
 import {
   createProviderDecoder,
   type Diagnostic,
@@ -45,7 +50,70 @@ export function createProviderStream(options: ProviderStreamOptions): ProviderSt
       metadata: (metadata) => stream.emit('metadata', metadata),
     }),
   );
+  if (options.input === 'auto' || options.input === 'bedrock') offerBytesFirst(stream, engine);
   for (const name of PROVIDER_DECODER_STATE)
     Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
   return stream as ProviderStream;
+}
+
+type Writev = (chunks: { chunk: string | Uint8Array }[], callback: (error?: Error | null) => void) => void;
+
+/**
+ * Offers each Uint8Array to the decoder's `bytes` before the text Transform decodes it, on both
+ * ways a Transform receives chunks (`_transform`, and `_writev` for a batch). Once the decoder
+ * took a chunk the body is binary: every later chunk goes to the decoder here (a string as its
+ * UTF-8 bytes, through `write`). Once it handed one back the body is text: every chunk goes the
+ * text way, at the cost of one comparison. Backpressure: `_transform`'s callback is held by the
+ * Transform itself; a batch taken here holds its callback until the next read, as a text batch.
+ */
+export function offerBytesFirst(stream: Transform, engine: Pick<ProviderDecoder, 'bytes' | 'write'>): void {
+  let body: 'undecided' | 'text' | 'binary' = 'undecided';
+  /** Whether the decoder took `chunk` (an empty Uint8Array holds nothing: taken, whatever the body). */
+  const take = (chunk: string | Uint8Array): boolean => {
+    if (body === 'text') return false;
+    if (typeof chunk === 'string') {
+      if (body !== 'binary') return false;
+      engine.write(chunk);
+      return true;
+    }
+    if (chunk.length === 0) return true;
+    const taken = engine.bytes(chunk);
+    body = taken ? 'binary' : 'text';
+    return taken;
+  };
+  const transform = stream._transform;
+  stream._transform = function offered(chunk: string | Uint8Array, encoding, callback: TransformCallback) {
+    let taken: boolean;
+    try {
+      taken = take(chunk);
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    if (taken) callback();
+    else transform.call(this, chunk, encoding, callback);
+  };
+  // A Transform without batching has `_writev` null: its chunks all come through `_transform`.
+  const writev = stream._writev as Writev | null | undefined;
+  if (writev == null) return;
+  let held: (() => void) | undefined;
+  stream._writev = function offeredBatch(chunks, callback) {
+    let i = 0;
+    try {
+      while (i < chunks.length && take((chunks[i] as { chunk: string | Uint8Array }).chunk)) i++;
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    if (i < chunks.length) writev.call(this, i === 0 ? chunks : chunks.slice(i), callback);
+    else if (this.readableLength >= this.readableHighWaterMark) held = () => callback();
+    else callback();
+  };
+  const read = stream._read;
+  stream._read = function released(size: number) {
+    const callback = held;
+    held = undefined;
+    callback?.();
+    read.call(this, size);
+  };
 }

@@ -37,8 +37,11 @@ export interface SalvageStream<T = unknown> extends Transform {
 export function createSalvageStream<S extends SchemaInput = SchemaInput>(
   options: SalvageStreamOptions<S> = {},
 ): SalvageStream<SchemaValue<S>> {
-  const { stream, engine } = createTextTransform(options, (output) =>
-    createSalvageScanner<SchemaInput>(withAjvDefault(options), { value: output.push, diagnostic: output.diagnostic }),
+  const { stream, engine } = createTextTransform(
+    options,
+    (output) =>
+      createSalvageScanner<SchemaInput>(withAjvDefault(options), { value: output.push, diagnostic: output.diagnostic }),
+    true,
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
   return stream as SalvageStream<SchemaValue<S>>;

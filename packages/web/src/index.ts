@@ -14,9 +14,12 @@ export {
   type ElementStats,
   elementPrefixCheck,
   type FailFastOptions,
+  fromAiSdk,
+  fromAsync,
   type JsonlRecord,
   type JsonlStats,
   type JsonSchema,
+  LlmjsonError,
   linePrefixCheck,
   type ProviderMetadata,
   type SalvagedValue,
@@ -26,6 +29,10 @@ export {
   type SchemaValue,
   type ToolCall,
   type ToolCallInfo,
+  type ToolCallState,
+  type ToolCallStats,
+  type ToolCallUpdate,
+  type ToolSchemas,
   type Usage,
   withCoercion,
 } from '@llmjson/core';
@@ -38,4 +45,11 @@ export {
   type PartialUpdate,
 } from './partial-stream.js';
 export { createProviderStream, type ProviderStream, type ProviderStreamOptions } from './provider-stream.js';
+export { readableStreamFrom } from './readable-stream-from.js';
 export { createSalvageStream, type SalvageStream, type SalvageStreamOptions } from './salvage-stream.js';
+export {
+  createToolCallStream,
+  type ToolCallItem,
+  type ToolCallStream,
+  type ToolCallStreamOptions,
+} from './tool-call-stream.js';

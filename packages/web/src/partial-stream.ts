@@ -1,12 +1,16 @@
 /**
  * Web adapter for the partial-value builder: the value so far (a structurally shared
- * snapshot), the changes since the last chunk, or both. With `failFast`, the first `violation` (a
+ * snapshot), the changes since the last chunk, or both. Snapshots are paced by default
+ * (decision 020): linear time however long the arrays, an update held back at most
+ * `maxSnapshotDelay` ms. With `failFast`, the first `violation` (a
  * prefix no completion can make valid) or `schema` diagnostic errors the stream with a
  * `ContractViolationError`.
  */
 
 import {
   type Change,
+  ConfigurationError,
+  ConfigurationErrorCode,
   createPartialBuilder,
   type DeepPartial,
   type PartialBuilder,
@@ -18,16 +22,35 @@ import {
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
 export interface PartialStreamOptions<S extends SchemaInput = SchemaInput>
-  extends Omit<PartialOptions<S>, 'updateOn' | 'nullValue'>,
+  extends Omit<PartialOptions<S>, 'updateOn' | 'nullValue' | 'snapshots'>,
     TextTransformOptions {
   /**
-   * What each emitted item is: `'snapshots'` (default) the value so far, once per chunk that
-   * changed it (never the same snapshot twice: a chunk that only closes values enqueues
-   * nothing); `'changes'` the list of changes, once per chunk that changed anything (a
+   * What each emitted item is: `'snapshots'` (default) the value so far, at most once per
+   * chunk that changed it — paced (see `snapshots`), so for a document with long arrays not
+   * for every chunk — and never the same snapshot twice (a chunk that only closes values
+   * enqueues nothing); the last value is always enqueued; `'changes'` the list of changes, once per chunk that changed anything (a
    * `complete` included); `'both'` `{ value, changes }`, as often as `'changes'`. A document
    * that is `null` is enqueued as `null` (the Node stream reports it instead: decision 004).
    */
   readonly emit?: 'snapshots' | 'changes' | 'both';
+  /**
+   * `'paced'` (default with `emit: 'snapshots'`): a snapshot for a chunk only when the input
+   * since the previous snapshot pays for the copies it causes (`snapshotBudget`), else it waits
+   * for a later chunk, at most `maxSnapshotDelay` ms, or the end; linear time (decision 020).
+   * While the open containers are small (up to 64 slots: array elements and object members)
+   * that is every chunk. A paced item
+   * carries all the changes since the previous one (with `'changes'` or `'both'` too), so the
+   * change lists still reproduce every value. `true` (default with `'both'`): a snapshot for
+   * every chunk that changed the value; a growing array of n items costs n per chunk, so
+   * quadratic time. `false` (default with `'changes'`): no copies; the value is the builder's
+   * one live tree, mutated by later chunks.
+   */
+  readonly snapshots?: boolean | 'paced';
+  /**
+   * Longest a paced snapshot is held back, in milliseconds, when no chunk delivers it first.
+   * Default 16 (a display frame at 60 Hz).
+   */
+  readonly maxSnapshotDelay?: number;
 }
 
 /** An item of `emit: 'both'`. */
@@ -39,7 +62,11 @@ export interface PartialUpdate<T = unknown> {
 /** `T` is the document's type (snapshots are `DeepPartial<T>`); `Item` what `emit` enqueues. */
 export interface PartialStream<T = unknown, Item = DeepPartial<T>> extends TransformStream<string | Uint8Array, Item> {
   readonly stats: Readonly<PartialStats>;
-  /** The current value (the builder's latest snapshot, or its live tree with `snapshots: false`). */
+  /**
+   * The current value (the builder's latest snapshot, or its live tree with `snapshots: false`).
+   * Paced, it includes changes whose snapshot is held back, and reading it makes it a snapshot
+   * (never mutated afterwards), which costs the copies a snapshot costs.
+   */
   readonly value: DeepPartial<T> | undefined;
   /** True once a whole document was read (the builder's `complete`: never after a cut or broken one). */
   readonly complete: boolean;
@@ -64,21 +91,58 @@ export function createPartialStream<S extends SchemaInput = SchemaInput>(
 ): PartialStream<SchemaValue<S>, DeepPartial<SchemaValue<S>> | readonly Change[] | PartialUpdate<SchemaValue<S>>>;
 export function createPartialStream(options: PartialStreamOptions = {}): PartialStream<unknown, unknown> {
   const emit = options.emit ?? 'snapshots';
-  const builderOptions: PartialOptions =
-    emit === 'snapshots'
-      ? { ...options, updateOn: 'values', nullValue: 'value' }
-      : // Changes alone need no snapshots: the builder then copies nothing.
-        { ...options, snapshots: options.snapshots ?? emit === 'both', updateOn: 'changes', nullValue: 'value' };
-  const { stream, engine } = createTextTransformStream<unknown, PartialBuilder>(options, (output) =>
-    createPartialBuilder(builderOptions, {
+  const delay = snapshotDelay(options.maxSnapshotDelay);
+  // Changes alone need no snapshots: the builder then copies nothing.
+  const snapshots = options.snapshots ?? (emit === 'snapshots' ? 'paced' : emit === 'both');
+  const builderOptions: PartialOptions = {
+    ...options,
+    snapshots,
+    updateOn: emit === 'snapshots' ? 'values' : 'changes',
+    nullValue: 'value',
+  };
+  let builder!: PartialBuilder;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A deferred (paced) update goes out after `delay` ms if no chunk delivers it first; once the
+  // stream is closed, cancelled or errored, enqueue throws and there is no one to deliver to.
+  const wake = () => {
+    timer = undefined;
+    try {
+      builder.flush();
+    } catch {}
+  };
+  const { stream } = createTextTransformStream<unknown, Pick<PartialBuilder, 'write' | 'end'>>(options, (output) => {
+    builder = createPartialBuilder(builderOptions, {
       update(value: unknown, changes: readonly Change[]) {
         output.enqueue(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
       },
       diagnostic: output.diagnostic,
-    }),
-  );
+    });
+    return {
+      write(text: string) {
+        builder.write(text);
+        if (builder.deferred && timer === undefined) timer = setTimeout(wake, delay);
+      },
+      end() {
+        if (timer !== undefined) clearTimeout(timer);
+        timer = undefined;
+        builder.end();
+      },
+    };
+  });
   for (const name of ['stats', 'value', 'complete'] as const) {
-    Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
+    Object.defineProperty(stream, name, { get: () => builder[name], enumerable: true });
   }
   return stream as PartialStream<unknown, unknown>;
+}
+
+/** `maxSnapshotDelay`, checked: milliseconds, a finite number ≥ 0. */
+function snapshotDelay(value: number | undefined): number {
+  if (value === undefined) return 16;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `maxSnapshotDelay must be a finite number ≥ 0 (milliseconds), got ${String(value)}`,
+    );
+  }
+  return value;
 }

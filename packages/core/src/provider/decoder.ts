@@ -2,8 +2,9 @@
  * Provider stream decoder: the HTTP body a model server streams, in; the answer text, the
  * tool-call argument pieces, the reasoning and what the provider says about the answer, out.
  * It composes the framing (framing.ts), detection (detection.ts) and one module per wire format
- * (openai-chat.ts, openai-responses.ts, anthropic.ts, ollama.ts, gemini.ts), and keeps the delivery rules
- * every format shares (the context a format module works through, context.ts).
+ * (openai-chat.ts, openai-responses.ts, anthropic.ts, ollama.ts, gemini.ts, cohere.ts, mistral.ts,
+ * bedrock.ts, ai-sdk.ts; binary AWS event-stream framing in event-stream.ts), and keeps the
+ * delivery rules every format shares (the context a format module works through, context.ts).
  *
  * Contract: `write(text)` consumes the next piece of the decoded body (split anywhere) and
  * synchronously delivers what each event it completes carries; `end()` delivers what the end
@@ -15,15 +16,18 @@
  *
  * `input` names the wire format (each module's header says what it reads), or is `auto`: the
  * framing from the first non-blank line, then the format from the first event that one of the
- * formats recognises. Bedrock and Cohere streams are recognised only to be reported by name:
- * they are not decoded. `data: [DONE]` ends the stream: later events are reported once and
- * ignored.
+ * formats recognises (a Mistral stream reads as `openai`: same chunks, same reader). A binary
+ * body (Bedrock's AWS event stream) reaches the decoder through `bytes(chunk)`, which takes it
+ * when its first byte says so (under `bedrock` and `auto`) and otherwise hands it back to be
+ * decoded as text; each frame is one event. `data: [DONE]` ends the stream: later events are
+ * reported once and ignored.
  *
  * Tool calls: `toolArguments(key, delta, info)` delivers the argument pieces as they arrive
  * (empty pieces are not delivered). When the provider closes a call (Anthropic
  * `content_block_stop`, Responses `...arguments.done` / `output_item.done`, a chat
  * `finish_reason` or `[DONE]`, every Ollama call, a Gemini `functionCall` part without
- * `willContinue`) whose pieces are empty or blank, the decoder
+ * `willContinue`, an AI SDK `tool-input-end` or `tool-call` part) whose pieces are empty or
+ * blank, the decoder
  * delivers one more piece: the complete input the provider gave up front (serialized with
  * `JSON.stringify`), or else `"{}"` — Anthropic streams a no-argument call as one `""` piece.
  * So for every closed call the pieces concatenate to `toolCalls[i].arguments`, which always
@@ -49,9 +53,11 @@
  * the body for what the end decides; `excerpt` is the event's data, or a cut call's arguments):
  * - `syntax`: event data that is not JSON (the stream goes on); data after `[DONE]`.
  * - `unrecognized`: JSON that is not an event of the format (not an object, an unknown shape,
- *   a Bedrock/Cohere event under `auto`, a second choice) — reported the first time,
+ *   a second choice) — reported the first time,
  *   and the number of further ignored events once at the end.
- * - `prose`, `too-long`: from the framing (framing.ts).
+ * - `prose`, `too-long`: from the framing (framing.ts); `too-long`, `syntax` (bytes that are
+ *   not a frame, a corrupt frame) and `truncated` (a cut frame) from the binary framing, where
+ *   `line` is the frame's number and `offset` its byte offset (event-stream.ts).
  * - `provider-error`: an error the provider sent (an `error` event or object, `response.failed`),
  *   or a refusal (chat `delta.refusal`, Responses `response.refusal.delta`), whose text is not
  *   answer text.
@@ -72,8 +78,9 @@
 
 import { type Diagnostic, DiagnosticReason, excerptAround } from '../diagnostics.js';
 import { checkPositiveInteger, countDiagnostic } from '../engine.js';
-import { DEFAULT_MAX_LINE_LENGTH } from '../jsonl-decoder.js';
+import { DEFAULT_MAX_LINE_LENGTH } from '../limits.js';
 import { ConfigurationError, ConfigurationErrorCode } from '../schema-validator.js';
+import { bedrock } from './bedrock.js';
 import {
   type CallState,
   type EventAt,
@@ -84,7 +91,8 @@ import {
   type Json,
   type WireFormat,
 } from './context.js';
-import { AUTO_RECOGNISES, detectFormat, INPUTS, unsupportedFormat, wireFormat } from './detection.js';
+import { AUTO_RECOGNISES, detectFormat, INPUTS, wireFormat } from './detection.js';
+import { EventStreamFramer, looksBinary } from './event-stream.js';
 import { EventFramer } from './framing.js';
 import type {
   ProviderDecoder,
@@ -97,6 +105,10 @@ import type {
   ToolCallInfo,
   Usage,
 } from './types.js';
+
+const BODY_UNDECIDED = 0;
+const BODY_TEXT = 1;
+const BODY_BINARY = 2;
 
 function sameUsage(a: Usage | undefined, b: Usage | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
@@ -111,6 +123,8 @@ function errorOf(event: Json, name: string | undefined): ProviderError | undefin
     if (isObject(error)) return errorFrom(error.message ?? JSON.stringify(error), error.type ?? error.code);
     return errorFrom(event.message ?? error ?? 'error event', event.code);
   }
+  // The OpenAI-style error body (`{"object": "error", message, type, code}`) of Mistral and vLLM.
+  if (event.object === 'error') return errorFrom(event.message ?? 'error', event.type ?? event.code);
   if (error === undefined || error === null) return undefined;
   // Chat-completions servers (OpenAI, OpenRouter, vLLM) and Ollama send `{"error": ...}`.
   if (isObject(error)) return errorFrom(error.message ?? JSON.stringify(error), error.type ?? error.code);
@@ -128,6 +142,13 @@ class Decoder implements ProviderDecoder, FormatContext {
 
   private readonly sink: ProviderSink;
   private readonly framer: EventFramer;
+  private readonly maxLength: number;
+  /** Whether the input may be a binary AWS event stream (`bedrock`, `auto`). */
+  private readonly binaryAllowed: boolean;
+  /** Text or binary, once the first piece of the body decided (see `bytes`). */
+  private body = BODY_UNDECIDED;
+  private binary: EventStreamFramer | undefined;
+  private encoder: { encode(text: string): Uint8Array } | undefined;
   private format: WireFormat | undefined;
   private reader: FormatReader | undefined;
   private metadataChanged = false;
@@ -155,8 +176,10 @@ class Decoder implements ProviderDecoder, FormatContext {
     }
     checkPositiveInteger('maxEventLength', options.maxEventLength, 'characters');
     this.sink = sink;
+    this.binaryAllowed = options.input === 'auto' || options.input === 'bedrock';
     if (options.input !== 'auto') this.setFormat(wireFormat(options.input));
-    this.framer = new EventFramer(options.maxEventLength ?? DEFAULT_MAX_LINE_LENGTH, {
+    this.maxLength = options.maxEventLength ?? DEFAULT_MAX_LINE_LENGTH;
+    this.framer = new EventFramer(this.maxLength, {
       event: (data, name, line, offset, final) => this.event(data, name, line, offset, final),
       report: (reason, line, offset, text, message) => this.diagnose(reason, line, offset, text, message),
     });
@@ -181,15 +204,46 @@ class Decoder implements ProviderDecoder, FormatContext {
     }));
   }
 
+  bytes(chunk: Uint8Array): boolean {
+    if (this.body === BODY_UNDECIDED) {
+      if (!this.binaryAllowed) {
+        this.body = BODY_TEXT;
+      } else if (chunk.length > 0) {
+        if (!looksBinary(chunk[0] as number)) {
+          this.body = BODY_TEXT;
+        } else {
+          this.body = BODY_BINARY;
+          if (this.format === undefined) this.setFormat(bedrock);
+          this.binary = new EventStreamFramer(this.maxLength, {
+            message: (headers, payload, frame, offset) => this.frame(headers, payload, frame, offset),
+            report: (reason, frame, offset, excerpt, message) => this.diagnose(reason, frame, offset, excerpt, message),
+          });
+          this.flushMetadata();
+        }
+      }
+    }
+    if (this.body !== BODY_BINARY) return false;
+    if (!this.ended) (this.binary as EventStreamFramer).write(chunk);
+    return true;
+  }
+
   write(text: string): void {
     if (this.ended) return;
+    if (this.body === BODY_BINARY) {
+      this.encoder ??= new (
+        globalThis as unknown as { TextEncoder: new () => { encode(t: string): Uint8Array } }
+      ).TextEncoder();
+      this.bytes(this.encoder.encode(text));
+      return;
+    }
+    if (this.body === BODY_UNDECIDED && text !== '') this.body = BODY_TEXT;
     this.framer.write(text);
   }
 
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    const end = this.framer.end();
+    const end = this.binary === undefined ? this.framer.end() : this.binary.finish();
     this.reportRefusal();
     if (this.unreportedIgnored > 0) {
       this.diagnose(
@@ -250,6 +304,56 @@ class Decoder implements ProviderDecoder, FormatContext {
       else this.report(DiagnosticReason.syntax, at, `event data is not JSON (${why}); skipped`);
       return;
     }
+    this.decodeObject(event, name, at);
+  }
+
+  /**
+   * One binary event-stream frame: an `event` is `{"<:event-type>": payload}`, as the JSON form
+   * has it; an `exception` (`:exception-type`, payload `{"message"}`) or an `error`
+   * (`:error-code`, `:error-message`) is a provider error.
+   */
+  private frame(headers: Readonly<Record<string, string>>, payload: string, frame: number, offset: number): void {
+    const at: EventAt = { line: frame, offset, data: payload };
+    this.stats.events++;
+    this.decodingLine = frame;
+    this.decodingOffset = offset;
+    const type = headers[':message-type'] ?? 'event';
+    if (type === 'error') {
+      this.providerError(
+        errorFrom(headers[':error-message'] ?? (payload || 'error frame'), headers[':error-code']),
+        at,
+      );
+    } else {
+      let body: unknown;
+      try {
+        body = payload === '' ? {} : JSON.parse(payload);
+      } catch (error) {
+        body = undefined;
+        if (type !== 'exception') {
+          this.stats.ignoredEvents++;
+          this.report(
+            DiagnosticReason.syntax,
+            at,
+            `event-stream payload is not JSON (${(error as Error).message}); skipped`,
+          );
+        }
+      }
+      if (type === 'exception') {
+        const message = isObject(body) ? (body.message ?? body.Message) : undefined;
+        this.providerError(errorFrom(message ?? (payload || 'exception frame'), headers[':exception-type']), at);
+      } else if (type !== 'event') {
+        this.unrecognized(at, `event-stream message type ${JSON.stringify(type)}`);
+      } else if (body !== undefined) {
+        const name = headers[':event-type'];
+        if (name === undefined || !isObject(body))
+          this.unrecognized(at, 'event-stream event without an :event-type or an object payload');
+        else this.decodeObject({ [name]: body }, undefined, at);
+      }
+    }
+    this.flushMetadata();
+  }
+
+  private decodeObject(event: unknown, name: string | undefined, at: EventAt): void {
     if (!isObject(event)) {
       this.unrecognized(at, 'event data is JSON but not an object');
       return;
@@ -262,13 +366,7 @@ class Decoder implements ProviderDecoder, FormatContext {
     if (this.format === undefined) {
       const format = detectFormat(event);
       if (format === undefined) {
-        const other = unsupportedFormat(event);
-        this.unrecognized(
-          at,
-          other === undefined
-            ? `event of an unknown format; ${AUTO_RECOGNISES}`
-            : `${other} event: this stream format is not decoded (${AUTO_RECOGNISES})`,
-        );
+        this.unrecognized(at, `event of an unknown format; ${AUTO_RECOGNISES}`);
         return;
       }
       this.setFormat(format);

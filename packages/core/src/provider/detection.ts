@@ -1,25 +1,44 @@
 /**
  * The table of wire formats and `auto` detection. A new format is one module and one line in
  * `FORMATS` (plus its name in `ProviderFormat`). Under `auto` the first event that a format
- * recognises picks it, trying the formats in table order; streams of formats that are not
- * decoded yet are recognised only to be reported by name, never silently decoded into nothing.
+ * recognises picks it, trying the formats in table order; an event none recognises is reported
+ * (`unrecognized`, naming the formats `auto` knows), never silently decoded into nothing.
+ * A binary body (Bedrock's AWS event stream) is recognised before any event, by its first byte
+ * (decoder.ts, event-stream.ts).
  */
 
+import { aiSdk } from './ai-sdk.js';
 import { anthropic } from './anthropic.js';
-import { type Json, str, type WireFormat } from './context.js';
+import { bedrock } from './bedrock.js';
+import { cohere } from './cohere.js';
+import type { Json, WireFormat } from './context.js';
 import { gemini } from './gemini.js';
+import { mistral } from './mistral.js';
 import { ollama } from './ollama.js';
 import { openAIChat } from './openai-chat.js';
 import { openAIResponses } from './openai-responses.js';
 import type { ProviderFormat } from './types.js';
 
-/** Every decoded format, in detection order. */
-export const FORMATS: readonly WireFormat[] = [openAIChat, openAIResponses, anthropic, ollama, gemini];
+/**
+ * Every decoded format, in detection order. Mistral streams OpenAI chat chunks: `auto` reads
+ * them as `openai` (the same reader), so `mistral` is only picked by name (see mistral.ts).
+ * Bedrock comes last: its `metadata` event is a common key.
+ */
+export const FORMATS: readonly WireFormat[] = [
+  openAIChat,
+  openAIResponses,
+  anthropic,
+  ollama,
+  gemini,
+  cohere,
+  aiSdk,
+  bedrock,
+];
 
-const BY_NAME = new Map<string, WireFormat>(FORMATS.map((f) => [f.name, f]));
+const BY_NAME = new Map<string, WireFormat>([...FORMATS, mistral].map((f) => [f.name, f]));
 
 /** The values the `input` option takes. */
-export const INPUTS: readonly string[] = [...FORMATS.map((f) => f.name), 'auto'];
+export const INPUTS: readonly string[] = [...BY_NAME.keys(), 'auto'];
 
 export function wireFormat(name: ProviderFormat): WireFormat {
   return BY_NAME.get(name) as WireFormat;
@@ -33,14 +52,3 @@ export function detectFormat(event: Json): WireFormat | undefined {
 const titles = FORMATS.map((f) => f.title);
 /** "auto recognises A, B and C streams". */
 export const AUTO_RECOGNISES = `auto recognises ${titles.slice(0, -1).join(', ')} and ${titles.at(-1)} streams`;
-
-const BEDROCK_KEYS = ['messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop'];
-const COHERE_TYPE = /^(?:message|content|tool-plan|tool-call|citation)-(?:start|delta|end)$/;
-
-/** The name of a stream format that is recognised only to be reported. */
-export function unsupportedFormat(event: Json): string | undefined {
-  if (BEDROCK_KEYS.some((k) => k in event)) return 'Amazon Bedrock ConverseStream';
-  const type = str(event.type);
-  if (type !== undefined && COHERE_TYPE.test(type)) return 'Cohere v2 chat';
-  return undefined;
-}

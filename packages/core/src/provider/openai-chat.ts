@@ -9,7 +9,8 @@
  * one index with different ids; object arguments are serialized; legacy `function_call`:
  * `choice0.function_call`). Reasoning: `delta.reasoning_content` / `delta.reasoning`. Refusal:
  * `delta.refusal`. Only choice 0 is decoded; another choice is reported once. Ends with a
- * `finish_reason` or `data: [DONE]`.
+ * `finish_reason` or `data: [DONE]`; a `finish_reason` of `error` (Mistral's word for a failed
+ * generation) is also a `provider-error`. The same reader decodes `input: 'mistral'` (mistral.ts).
  */
 
 import {
@@ -30,8 +31,13 @@ export const openAIChat: WireFormat = {
   title: 'OpenAI chat completions',
   endMarker: 'a finish_reason or [DONE]',
   recognises: (event) => Array.isArray(event.choices) || isObject(event.usage),
-  create: (context) => new ChatReader(context),
+  create: (context) => createChatReader(context),
 };
+
+/** The chat reader, shared with the formats that stream the same chunks (Mistral). */
+export function createChatReader(context: FormatContext): FormatReader {
+  return new ChatReader(context);
+}
 
 class ChatReader implements FormatReader {
   private readonly choices: FirstEntryOnly;
@@ -53,10 +59,10 @@ class ChatReader implements FormatReader {
       const u = event.usage;
       context.setUsage(usageOf(num(u.prompt_tokens), num(u.completion_tokens), num(u.total_tokens)));
     }
-    if (Array.isArray(event.choices)) this.choices.each(event.choices, at, (choice) => this.choice(choice));
+    if (Array.isArray(event.choices)) this.choices.each(event.choices, at, (choice) => this.choice(choice, at));
   }
 
-  private choice(choice: Json): void {
+  private choice(choice: Json, at: EventAt): void {
     const context = this.context;
     // A streamed chunk has `delta`; a server that ignored `stream: true` sends one `message`.
     const delta = isObject(choice.delta) ? choice.delta : isObject(choice.message) ? choice.message : undefined;
@@ -77,6 +83,10 @@ class ChatReader implements FormatReader {
     }
     const finish = str(choice.finish_reason);
     if (finish !== undefined && finish !== '') {
+      // Mistral's (and some compatible servers') `error` finish: the generation failed.
+      if (finish === 'error') {
+        context.providerError({ message: 'the response was stopped by an error', code: 'error' }, at);
+      }
       context.setFinishReason(finish);
       context.finishSegment();
     }

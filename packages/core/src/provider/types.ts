@@ -14,6 +14,10 @@ export const ProviderFormat = {
   anthropic: 'anthropic',
   ollama: 'ollama',
   gemini: 'gemini',
+  cohere: 'cohere',
+  mistral: 'mistral',
+  bedrock: 'bedrock',
+  aiSdk: 'ai-sdk',
 } as const;
 export type ProviderFormat = (typeof ProviderFormat)[keyof typeof ProviderFormat];
 
@@ -23,8 +27,9 @@ export interface ProviderDecoderOptions {
   /** The body's wire format, or `'auto'` to detect it from the first lines and events. */
   readonly input: ProviderInput;
   /**
-   * Longest line, and longest SSE event data, kept, in UTF-16 code units; a longer one is
-   * discarded with a `too-long` diagnostic. Default 8 MiB (8_388_608).
+   * Longest line, and longest SSE event data, kept, in UTF-16 code units (for a binary AWS
+   * event stream: longest frame, in bytes); a longer one is discarded with a `too-long`
+   * diagnostic. Default 8 MiB (8_388_608).
    */
   readonly maxEventLength?: number;
 }
@@ -47,7 +52,8 @@ export type ProviderMetadata = {
 export interface ToolCallInfo {
   /**
    * The provider's index: chat `tool_calls[j].index`, Anthropic block index, Responses `output_index`,
-   * Ollama and Gemini the call's number in the stream (from 0).
+   * Ollama and Gemini the call's number in the stream (from 0), Cohere the tool-call `index`,
+   * Bedrock the `contentBlockIndex`, AI SDK parts the call's number in the stream (from 0).
    */
   readonly index: number;
   /** The provider's call id (`call_...`, `toolu_...`), once known. */
@@ -94,6 +100,17 @@ export interface ProviderStats {
 }
 
 export interface ProviderDecoder extends Engine<ProviderStats> {
+  /**
+   * Offers a piece of the raw body, before any text decoding. Returns true when the decoder took
+   * it: the body is a binary AWS event stream (Bedrock ConverseStream,
+   * `application/vnd.amazon.eventstream`), which `input: 'bedrock'` and `'auto'` recognise by
+   * its first byte (a frame starts with the high byte of its length; no text body starts with a
+   * control byte). Returns false when the body is text: the caller decodes it (UTF-8) and
+   * `write`s it, as for every format. The first non-empty piece (or a first `write`) decides
+   * for the whole stream; other inputs always return false. After a binary start, `write(text)`
+   * takes the text's UTF-8 bytes.
+   */
+  bytes(chunk: Uint8Array): boolean;
   /** The wire format decoded: the `input` option, or what `auto` recognised (until then `undefined`). */
   readonly provider: ProviderFormat | undefined;
   /** The model the provider named, once it did. */
@@ -108,7 +125,8 @@ export interface ProviderDecoder extends Engine<ProviderStats> {
   readonly error: ProviderError | undefined;
   /**
    * True once the stream's end marker arrived (`[DONE]`, a chat `finish_reason`, Anthropic
-   * `message_stop`, Responses `response.completed`/`.incomplete`/`.failed`, Ollama `done`):
+   * `message_stop`, Responses `response.completed`/`.incomplete`/`.failed`, Ollama `done`,
+   * Gemini `finishReason`, Cohere `message-end`, Bedrock `messageStop`, an AI SDK `finish` part):
    * after `end()`, false means the body was cut before the answer ended.
    */
   readonly complete: boolean;

@@ -1,0 +1,88 @@
+/**
+ * Node adapter for the tool-call engine (core's tool-calls.ts): a model server's streamed body
+ * (bytes or text, any format the provider decoder reads) in; per tool call, its arguments as a
+ * live partial value out — one `ToolCallUpdate` per chunk that changed a call (the call's key,
+ * index, id and name, the arguments' snapshot, the changes, `complete`), validated against the
+ * call's tool schema in `tools`. The answer text, reasoning and metadata are events; the
+ * provider's state and the calls are readable as properties. Bad input never becomes an
+ * 'error' (with `failFast`, the first `violation` — a call's arguments that no completion can
+ * make valid — or `schema` diagnostic does: a `ContractViolationError`, and the request is
+ * aborted through `abortController`).
+ */
+
+import type { Transform } from 'node:stream';
+import {
+  createToolCallDecoder,
+  type Diagnostic,
+  PROVIDER_DECODER_STATE,
+  type ProviderDecoder,
+  type ProviderMetadata,
+  type SchemaValue,
+  type ToolCallDecoder,
+  type ToolCallOptions,
+  type ToolCallState,
+  type ToolCallStats,
+  type ToolCallUpdate,
+  type ToolSchemas,
+} from '@llmjson/core';
+import { withAjvDefault } from './json-schema-default.js';
+import { offerBytesFirst } from './provider-stream.js';
+import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
+
+export interface ToolCallStreamOptions<T extends ToolSchemas = ToolSchemas>
+  extends ToolCallOptions<T>,
+    TextTransformOptions {}
+
+/** A call's updates, typed by its tool's schema where it is a Standard Schema. */
+export type ToolCallItem<T extends ToolSchemas> = {
+  [K in keyof T & string]: ToolCallUpdate<SchemaValue<T[K]>> & { readonly name?: K };
+}[keyof T & string];
+
+export interface ToolCallStream<Item = ToolCallUpdate>
+  extends Transform,
+    Pick<ProviderDecoder, Exclude<(typeof PROVIDER_DECODER_STATE)[number], 'stats'>> {
+  /** Calls, updates and diagnostics counted; `provider` holds the decoder's own counts. */
+  readonly stats: Readonly<ToolCallStats>;
+  /** Every call seen, in order of its first argument piece: its value so far, `complete`. */
+  readonly calls: readonly ToolCallState[];
+  [Symbol.asyncIterator](): TypedAsyncIterator<Item>;
+  toArray(options?: Parameters<Transform['toArray']>[0]): Promise<Item[]>;
+  on(event: 'data', listener: (update: Item) => void): this;
+  on(event: 'text', listener: (delta: string) => void): this;
+  on(event: 'reasoning', listener: (delta: string) => void): this;
+  on(event: 'metadata', listener: (metadata: ProviderMetadata) => void): this;
+  on(event: 'diagnostic', listener: (diagnostic: Diagnostic) => void): this;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+}
+
+/**
+ * Creates a tool-call Transform. JSON Schemas in `tools` are compiled with ajv unless
+ * `compileJsonSchema` says otherwise. Throws ConfigurationError for an invalid option or schema.
+ */
+export function createToolCallStream<T extends ToolSchemas = ToolSchemas>(
+  options: ToolCallStreamOptions<T>,
+): ToolCallStream<ToolCallItem<T>> {
+  let decoder!: ToolCallDecoder;
+  const { stream } = createTextTransform(
+    options,
+    (output) => {
+      decoder = createToolCallDecoder(withAjvDefault(options), {
+        update: output.push,
+        diagnostic: output.diagnostic,
+        text: (delta) => stream.emit('text', delta),
+        reasoning: (delta) => stream.emit('reasoning', delta),
+        metadata: (metadata) => stream.emit('metadata', metadata),
+      });
+      return decoder;
+    },
+    true,
+  );
+  // A binary body (Bedrock's AWS event stream) reaches the decoder as bytes, as in the provider stream.
+  if (options.input === 'auto' || options.input === 'bedrock') offerBytesFirst(stream, decoder);
+  Object.defineProperty(stream, 'stats', { get: () => decoder.stats, enumerable: true });
+  Object.defineProperty(stream, 'calls', { get: () => decoder.calls, enumerable: true });
+  for (const name of PROVIDER_DECODER_STATE) {
+    if (name !== 'stats') Object.defineProperty(stream, name, { get: () => decoder.provider[name], enumerable: true });
+  }
+  return stream as ToolCallStream<ToolCallItem<T>>;
+}

@@ -1,0 +1,28 @@
+/**
+ * Any asynchronous source of text or bytes as a WHATWG `ReadableStream`, to pipe through every
+ * llmjson stream: `readableStreamFrom(result.textStream).pipeThrough(createJsonlStream({ schema
+ * }))`. A `ReadableStream` is returned as it is. An exception the source throws errors the
+ * stream; cancelling the stream stops the source. (`ReadableStream.from` does this too, but not
+ * in every browser yet.)
+ */
+
+import { type AsyncSource, fromAsync } from '@llmjson/core';
+
+export function readableStreamFrom(source: AsyncSource<string | Uint8Array>): ReadableStream<string | Uint8Array> {
+  if (source instanceof ReadableStream) return source as ReadableStream<string | Uint8Array>;
+  let iterator: AsyncIterator<string | Uint8Array> | undefined;
+  return new ReadableStream<string | Uint8Array>(
+    {
+      async pull(controller) {
+        iterator ??= fromAsync(source)[Symbol.asyncIterator]();
+        const next = await iterator.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      async cancel(reason) {
+        await iterator?.return?.(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

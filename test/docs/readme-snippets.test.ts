@@ -1,0 +1,224 @@
+/**
+ * Every ```ts and ```js block in README.md type-checks against the built packages and runs.
+ *
+ * Each block is written to test/docs/.snippets/<id>/ (git-ignored, removed afterwards unless
+ * KEEP_SNIPPETS=1), type-checked by one `tsc` run with the repository's strict settings
+ * (tsconfig.base.json: `strict`, `exactOptionalPropertyTypes`, `noUncheckedIndexedAccess`,
+ * `module`/`moduleResolution` NodeNext; lib ES2022 + DOM, types node), `@llmjson/*` resolved
+ * through the workspace's node_modules to the built packages, then run with Node against
+ * fixtures and a local fake model server (test/docs/support/fake-model-server.ts): `fetch` is
+ * routed to it by test/docs/support/snippet-env.mjs, so no snippet reaches the network.
+ *
+ * Conventions for README blocks:
+ * - A block imports everything it uses from a package (`@llmjson/*`, `node:*`, zod): a reader
+ *   copies it as written. What is the reader's own — the model's text stream, `render`, a
+ *   schema defined in an earlier block, the page's DOM nodes — comes from a hidden prelude.
+ * - The hidden prelude is an HTML comment right before the fence (invisible on GitHub):
+ *
+ *       <!-- snippet prelude (test/docs/readme-snippets.test.ts)
+ *       const render = (value: unknown) => console.log(JSON.stringify(value));
+ *       // file answer.jsonl: fixtures/answers/definition-relationship.txt
+ *       // llmjson: compile schema.json -o schema.validate.js
+ *       // expect: "entity":"mitochondrion"
+ *       // no-run: why this block is only type-checked
+ *       -->
+ *       ```ts
+ *
+ *   Its code lines are put before the block's (its imports must not repeat the block's).
+ *   Directives: `// file NAME: PATH` copies a repository file or folder into the snippet's
+ *   folder (its working directory); `// llmjson: ARGS` runs the built CLI there before the
+ *   type-check; `// expect: TEXT` requires TEXT in the run's stdout or stderr; `// no-run:
+ *   REASON` type-checks only.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { transformSync } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type FakeModelServer, startFakeModelServer } from './support/fake-model-server.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const snippetsDir = join(root, 'test', 'docs', '.snippets');
+const snippetEnv = fileURLToPath(new URL('./support/snippet-env.mjs', import.meta.url));
+const cli = join(root, 'packages', 'cli', 'dist', 'main.js');
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const run = promisify(execFile);
+
+interface Snippet {
+  /** `readme-0066`: the README line of the opening fence. */
+  readonly id: string;
+  readonly line: number;
+  readonly lang: 'ts' | 'js';
+  readonly code: string;
+  readonly prelude: readonly string[];
+  readonly files: readonly { readonly name: string; readonly from: string }[];
+  readonly llmjson: readonly string[];
+  readonly expect: readonly string[];
+  readonly noRun: string | undefined;
+}
+
+/** The ts/js blocks of a markdown text, each with the hidden prelude before it. */
+export function extractSnippets(markdown: string): Snippet[] {
+  const lines = markdown.split('\n');
+  const snippets: Snippet[] = [];
+  let fence: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const open = /^(`{3,}|~{3,})\s*([\w-]*)/.exec(line);
+    if (fence !== undefined) {
+      if (line.startsWith(fence) && line.trim() === line.trim().replace(/[^`~]/g, '')) fence = undefined;
+      continue;
+    }
+    if (open === null) continue;
+    fence = open[1] as string;
+    const lang = { ts: 'ts', typescript: 'ts', js: 'js', javascript: 'js', mjs: 'js' }[open[2] ?? ''] as
+      | 'ts'
+      | 'js'
+      | undefined;
+    if (lang === undefined) continue;
+    const end = lines.findIndex((l, k) => k > i && l.startsWith(fence as string));
+    const code = lines.slice(i + 1, end).join('\n');
+    const prelude: string[] = [];
+    if ((lines[i - 1] ?? '').trim() === '-->') {
+      let start = i - 2;
+      while (start >= 0 && !(lines[start] as string).startsWith('<!-- snippet')) start--;
+      if (start >= 0) prelude.push(...lines.slice(start + 1, i - 1));
+    }
+    const directive = (name: string) =>
+      prelude.flatMap((l) => {
+        const m = new RegExp(`^// ${name}:? (.*)$`).exec(l);
+        return m === null ? [] : [m[1] as string];
+      });
+    snippets.push({
+      id: `readme-${String(i + 1).padStart(4, '0')}`,
+      line: i + 1,
+      lang,
+      code,
+      prelude: prelude.filter((l) => !/^\/\/ (file|llmjson|expect|no-run)\b/.test(l)),
+      files: directive('file').map((d) => {
+        const [name, from] = d.split(/:\s*/);
+        return { name: name as string, from: from as string };
+      }),
+      llmjson: directive('llmjson'),
+      expect: directive('expect'),
+      noRun: directive('no-run')[0],
+    });
+    i = end;
+    fence = undefined;
+  }
+  return snippets;
+}
+
+const snippets = extractSnippets(readFileSync(join(root, 'README.md'), 'utf8'));
+const sourceName = (s: Snippet) => (s.lang === 'ts' ? 'snippet.ts' : 'snippet.mjs');
+/** Lines before the block's first line in the written file: the header comment and the prelude. */
+const headerLines = (s: Snippet) => 1 + s.prelude.length;
+
+/** `web` for a block that imports @llmjson/web (checked with the DOM library), else `node`. */
+const environment = (s: Snippet) => (/from '@llmjson\/web/.test(s.code) ? 'web' : 'node');
+const checkedConfigs: string[] = [];
+/** tsc's complaints, by snippet id, with README line numbers. */
+const typeErrors = new Map<string, string[]>();
+let server: FakeModelServer;
+
+beforeAll(async () => {
+  rmSync(snippetsDir, { recursive: true, force: true });
+  mkdirSync(snippetsDir, { recursive: true });
+  for (const s of snippets) {
+    const dir = join(snippetsDir, s.id);
+    mkdirSync(dir);
+    for (const { name, from } of s.files) cpSync(join(root, from), join(dir, name), { recursive: true });
+    for (const args of s.llmjson) {
+      const result = spawnSync(process.execPath, [cli, ...args.split(' ')], { cwd: dir, encoding: 'utf8' });
+      if (result.status !== 0) throw new Error(`README.md:${s.line}: llmjson ${args}: ${result.stderr}`);
+    }
+    const header = s.lang === 'js' ? '// @ts-check' : `// README.md line ${s.line + 1}`;
+    writeFileSync(join(dir, sourceName(s)), [header, ...s.prelude, s.code, 'export {};', ''].join('\n'));
+  }
+  // Node blocks are checked as a Node project is (Node's types, no DOM); blocks that import
+  // @llmjson/web as a page is (the DOM library, no Node types).
+  const output: string[] = [];
+  for (const env of ['node', 'web'] as const) {
+    const files = snippets.filter((s) => environment(s) === env).map((s) => `${s.id}/${sourceName(s)}`);
+    const config = join(snippetsDir, `tsconfig.${env}.json`);
+    writeFileSync(
+      config,
+      JSON.stringify({
+        extends: '../../../tsconfig.base.json',
+        compilerOptions: {
+          composite: false,
+          declaration: false,
+          declarationMap: false,
+          sourceMap: false,
+          noEmit: true,
+          allowJs: true,
+          checkJs: false,
+          lib: env === 'web' ? ['ES2022', 'DOM', 'DOM.Iterable', 'DOM.AsyncIterable'] : ['ES2022'],
+          types: env === 'web' ? [] : ['node'],
+        },
+        files,
+      }),
+    );
+    const checked = spawnSync(process.execPath, [tsc, '-p', config, '--pretty', 'false'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    checkedConfigs.push(env);
+    output.push(...checked.stdout.split('\n'));
+  }
+  for (const message of output.filter((l) => /error TS\d+/.test(l))) {
+    const m = /\.snippets\/(readme-\d+)\/snippet\.m?[jt]s\((\d+),(\d+)\): (.*)$/.exec(message);
+    const s = snippets.find((x) => x.id === m?.[1]);
+    if (m === null || s === undefined) {
+      typeErrors.set('other', [...(typeErrors.get('other') ?? []), message]);
+      continue;
+    }
+    const fileLine = Number(m[2]);
+    const where =
+      fileLine > headerLines(s) ? `README.md:${s.line + fileLine - headerLines(s)}` : `prelude line ${fileLine - 1}`;
+    typeErrors.set(s.id, [...(typeErrors.get(s.id) ?? []), `${where}:${m[3]}: ${m[4]}`]);
+  }
+  server = await startFakeModelServer();
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  if (process.env.KEEP_SNIPPETS !== '1') rmSync(snippetsDir, { recursive: true, force: true });
+});
+
+test('README.md has ts and js blocks, and the extractor finds them all', () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const fences = readme.split('\n').filter((l) => /^```\s*(ts|js|typescript|javascript|mjs)\s*$/.test(l)).length;
+  expect(snippets.length).toBe(fences);
+  expect(snippets.length).toBeGreaterThanOrEqual(10);
+});
+
+test('the type-check ran and found nothing outside the snippets', () => {
+  expect(checkedConfigs).toEqual(['node', 'web']);
+  expect(snippets.filter((s) => environment(s) === 'web').length).toBeGreaterThan(0);
+  expect(typeErrors.get('other') ?? []).toEqual([]);
+});
+
+describe.each(snippets)('README.md line $line ($lang)', (s) => {
+  test('type-checks', () => {
+    expect(typeErrors.get(s.id) ?? []).toEqual([]);
+  });
+
+  if (s.noRun !== undefined) return;
+  test('runs', async () => {
+    const dir = join(snippetsDir, s.id);
+    const source = readFileSync(join(dir, sourceName(s)), 'utf8');
+    const js = transformSync(source, { loader: s.lang, format: 'esm', target: 'node20' }).code;
+    writeFileSync(join(dir, 'run.mjs'), js);
+    const { stdout, stderr } = await run(process.execPath, ['--import', snippetEnv, 'run.mjs'], {
+      cwd: dir,
+      env: { ...process.env, LLMJSON_SNIPPET_SERVER: server.origin, NO_COLOR: '1' },
+      timeout: 30_000,
+    }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(`README.md:${s.line} failed:\n${error.stderr ?? ''}\n${error.stdout ?? ''}\n${error.message}`);
+    });
+    for (const text of s.expect) expect(`${stdout}\n${stderr}`, `README.md:${s.line}`).toContain(text);
+  });
+});
