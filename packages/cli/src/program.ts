@@ -24,6 +24,7 @@ import {
   runStreamCommand,
   type StreamFlags,
 } from './stream-command.js';
+import { runToolsCommand, type ToolsFlags } from './tools-command.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -229,6 +230,44 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
       code = await runStreamCommand(mode, file, flags, io);
     });
   }
+
+  program
+    .command('tools')
+    .summary("a model server's streamed tool calls: each call's arguments, validated against its tool's schema")
+    .description(
+      "a model server's streamed tool calls: each call's arguments, validated against its tool's schema.\nReads [file], or stdin when it is absent or \"-\".",
+    )
+    .argument('[file]', 'input file (default: stdin)')
+    .addOption(
+      new Option('--input <format>', INPUT_HELP).choices(INPUT_CHOICES.filter((c) => c !== 'text')).default('auto'),
+    )
+    .option(
+      '--tools <file>',
+      'the tools\' schemas: a JSON object mapping tool names to JSON Schemas, or the tools array sent to the provider ({type: "function", function: {name, parameters}} or {name, input_schema})',
+    )
+    .addOption(
+      new Option(
+        '--emit <what>',
+        'what each line is: calls (one line per completed call: {index, id, name, arguments}) or changes (one line per update while a call streams: {index, id, name, changes, complete})',
+      )
+        .choices(['calls', 'changes'])
+        .default('calls'),
+    )
+    .option(
+      '--fail-fast',
+      'end the run at the first call whose arguments break its schema, or a call to a tool --tools does not list: exit 4, one stderr line naming the call, the path and the rule. Needs --tools',
+    )
+    .addOption(
+      new Option('--diagnostics <format>', 'diagnostics on stderr').choices(['text', 'json', 'none']).default('text'),
+    )
+    .addHelpText(
+      'after',
+      `\nExamples:\n  curl -N $URL -d @req.json | llmjson tools --tools tools.json\n  curl -N $URL -d @req.json | llmjson tools --tools tools.json --emit changes --fail-fast\n  llmjson tools recorded.sse --input anthropic\n\nA completed call whose arguments fail its schema is reported on stderr and not printed;\nthe answer text the body also holds is not printed (llmjson jsonl and json read it).\n\n${EXIT_CODES_HELP}\n`,
+    )
+    .action(async (file: string | undefined, flags: ToolsFlags) => {
+      if (options.parseOnly === true) return;
+      code = await runToolsCommand(file, flags, io);
+    });
 
   program
     .command('check')

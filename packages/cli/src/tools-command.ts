@@ -1,0 +1,149 @@
+/**
+ * `llmjson tools`: a model server's streamed body in (a file or stdin, any format the provider
+ * decoder reads), the tool calls out — by default one JSON line per completed call
+ * (`{"index", "id", "name", "arguments"}`), or with `--emit changes` one line per update of a
+ * call while its arguments stream (`{"index", "id", "name", "changes", "complete"}`), for a
+ * live view. `--tools FILE` gives each tool's schema: a JSON object mapping tool names to JSON
+ * Schemas, or the tools array sent to the provider (OpenAI `{type: "function", function: {name,
+ * parameters}}`, Anthropic `{name, input_schema}`), so the same file serves both. A completed
+ * call whose arguments fail its schema is reported and not printed (like a JSONL line); a call
+ * to a tool the file does not list is reported; `--fail-fast` ends the run at the first
+ * violation (exit 4). The answer text the body also holds is not printed.
+ */
+
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { ContractConfigurationError } from '@llmjson/contracts';
+import { type Diagnostic, type JsonSchema, type ProviderInput, quoteInput, type ToolCallUpdate } from '@llmjson/core';
+import { ContractViolationError, createToolCallStream } from '@llmjson/node';
+import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
+import { ExitCode, UsageError } from './exit-codes.js';
+import { openInputFile } from './output-paths.js';
+import { type Io, lineWriter } from './stream-command.js';
+
+export interface ToolsFlags {
+  readonly input: string;
+  readonly tools?: string;
+  readonly emit: 'calls' | 'changes';
+  readonly failFast?: boolean;
+  readonly diagnostics: DiagnosticsFormat;
+}
+
+/** The tools file as a map of tool name to JSON Schema (see the file's comment for the shapes read). */
+export function toolSchemas(text: string, file: string): Record<string, JsonSchema> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ContractConfigurationError(
+      'SCHEMA_INVALID',
+      `--tools ${quoteInput(file)}: not JSON (${(error as Error).message})`,
+    );
+  }
+  const out: Record<string, JsonSchema> = Object.create(null);
+  if (Array.isArray(parsed)) {
+    parsed.forEach((tool: unknown, i) => {
+      const t = (typeof tool === 'object' && tool !== null ? tool : {}) as Record<string, unknown>;
+      const fn = (typeof t.function === 'object' && t.function !== null ? t.function : t) as Record<string, unknown>;
+      const name = fn.name;
+      const schema = fn.parameters ?? fn.input_schema ?? fn.inputSchema;
+      if (typeof name !== 'string' || typeof schema !== 'object' || schema === null) {
+        throw new ContractConfigurationError(
+          'SCHEMA_INVALID',
+          `--tools ${quoteInput(file)}: tool ${i} has no name and schema (expected {type: "function", function: {name, parameters}} or {name, input_schema})`,
+        );
+      }
+      out[name] = schema as JsonSchema;
+    });
+    return out;
+  }
+  if (typeof parsed !== 'object' || parsed === null) {
+    throw new ContractConfigurationError(
+      'SCHEMA_INVALID',
+      `--tools ${quoteInput(file)}: expected an object mapping tool names to JSON Schemas, or a tools array`,
+    );
+  }
+  for (const [name, schema] of Object.entries(parsed)) out[name] = schema as JsonSchema;
+  return out;
+}
+
+async function readTools(io: Io, file: string): Promise<Record<string, JsonSchema>> {
+  const path = resolve(io.cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new ContractConfigurationError(
+        'SCHEMA_NOT_FOUND',
+        `--tools ${quoteInput(file)}: no such file (${quoteInput(path)})`,
+      );
+    }
+    throw new UsageError(`--tools ${quoteInput(file)}: cannot read it (${code ?? (error as Error).message})`);
+  }
+  return toolSchemas(text, file);
+}
+
+export async function runToolsCommand(file: string | undefined, flags: ToolsFlags, io: Io): Promise<number> {
+  const tools = flags.tools === undefined ? undefined : await readTools(io, flags.tools);
+  if (flags.failFast === true && tools === undefined)
+    throw new UsageError('--fail-fast needs --tools (the schemas to hold the calls to)');
+  const stream = createToolCallStream({
+    input: flags.input as ProviderInput,
+    ...(tools === undefined ? {} : { tools }),
+    ...(flags.failFast === true ? { failFast: true } : {}),
+  });
+  const input: Readable = file === undefined || file === '-' ? io.stdin : await openInputFile(io.cwd, file);
+  const stdout = lineWriter(io.stdout);
+  stream.on('diagnostic', (d: Diagnostic) => {
+    // The violation that ends a --fail-fast run is stated by its one verdict line (below).
+    const verdict = d.reason === 'schema' || d.reason === 'violation';
+    if (flags.failFast === true && verdict && flags.diagnostics !== 'json') return;
+    const text = formatDiagnostic(d, flags.diagnostics, 'llmjson tools');
+    if (text !== undefined) io.stderr.write(text);
+  });
+  // Calls whose arguments failed their schema (reported), not printed as complete.
+  const rejected = new Set<string>();
+  stream.on('diagnostic', (d: Diagnostic) => {
+    if (d.reason === 'schema' && d.toolCall !== undefined && d.rule !== 'tool') rejected.add(callKey(d.toolCall));
+  });
+  input.on('error', (error) => stream.destroy(error));
+  try {
+    for await (const update of input.pipe(stream) as AsyncIterable<ToolCallUpdate>) {
+      const line =
+        flags.emit === 'changes'
+          ? { ...identity(update), changes: update.changes, complete: update.complete }
+          : update.complete && !rejected.has(callKey(update))
+            ? { ...identity(update), arguments: update.value }
+            : undefined;
+      if (line !== undefined && !(await stdout.write(`${JSON.stringify(line)}\n`))) {
+        input.destroy();
+        return ExitCode.ok;
+      }
+    }
+  } catch (error) {
+    await stdout.flush();
+    if (!(error instanceof ContractViolationError)) throw error;
+    io.stderr.write(`llmjson tools: --fail-fast: ${quoteInput(error.message, 1000)}\n`);
+    return ExitCode.format;
+  } finally {
+    await stdout.flush();
+  }
+  if (stream.error !== undefined) return ExitCode.provider;
+  // A body that ended before the provider's end marker: the calls in it may be cut.
+  return stream.complete ? ExitCode.ok : ExitCode.format;
+}
+
+function identity(u: { readonly index: number; readonly id?: string; readonly name?: string }) {
+  return {
+    index: u.index,
+    ...(u.id === undefined ? {} : { id: u.id }),
+    ...(u.name === undefined ? {} : { name: u.name }),
+  };
+}
+
+function callKey(u: { readonly index: number; readonly id?: string }): string {
+  return u.id ?? `#${u.index}`;
+}
