@@ -643,7 +643,9 @@ class Scanner implements SalvageScanner {
     while (end > this.firstText && isSpace(this.charAt(end - 1))) end--;
     const source = this.slice(this.firstText, end);
     this.scalar = undefined;
-    // What was found inside the document (brackets in a string) is part of it.
+    // What was found inside the document (brackets in a string) is part of it: dropped, and a
+    // diagnostic among it (counted when it was queued) no longer counted.
+    for (const item of this.queue) if ('reason' in item) this.uncount(item.reason);
     this.queue.length = 0;
     this.holdingFirst = false;
     this.inlinePending = false;
@@ -1464,6 +1466,14 @@ class Scanner implements SalvageScanner {
 
   private count(reason: Diagnostic['reason']): void {
     countDiagnostic(this.stats.diagnostics, reason);
+  }
+
+  /** Takes back the count of a queued diagnostic that will not be reported. */
+  private uncount(reason: Diagnostic['reason']): void {
+    const counts = this.stats.diagnostics as Record<string, number | undefined>;
+    const left = (counts[reason] ?? 0) - 1;
+    if (left > 0) counts[reason] = left;
+    else delete counts[reason];
   }
 
   private report(reason: Diagnostic['reason'], offset: number, message: string, excerptText: string): void {
