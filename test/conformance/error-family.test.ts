@@ -8,7 +8,7 @@ import * as contracts from '@llmjson/contracts';
 import * as core from '@llmjson/core';
 import * as node from '@llmjson/node';
 import * as web from '@llmjson/web';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, expectTypeOf, test } from 'vitest';
 
 describe('LlmjsonError', () => {
   test('is one class, exported by every package', () => {
@@ -76,5 +76,18 @@ describe('LlmjsonError', () => {
     const timeout = new node.ProviderTimeoutError('IDLE_TIMEOUT', 1000, 'idle');
     expect(timeout).toBeInstanceOf(core.LlmjsonError);
     expect([timeout.code, timeout.timeoutMs]).toEqual(['IDLE_TIMEOUT', 1000]);
+  });
+});
+
+describe('one LlmResult', () => {
+  test('core, node and contracts name one type; openAICompatible is a model function the prompt runner takes', () => {
+    expectTypeOf<node.LlmResult>().toEqualTypeOf<core.LlmResult>();
+    expectTypeOf<contracts.LlmResult>().toEqualTypeOf<core.LlmResult>();
+    const llm: contracts.Llm = node.openAICompatible({ baseURL: 'http://127.0.0.1:9/v1', model: 'm' });
+    expect(typeof llm).toBe('function');
+    // Its answer narrows the output (an async iterable of strings) and keeps the shared shape.
+    expectTypeOf<Awaited<ReturnType<typeof llm>>>().toMatchTypeOf<contracts.LlmOutput | core.LlmResult>();
+    expectTypeOf<node.OpenAICompatibleResult>().toMatchTypeOf<core.LlmResult>();
+    expectTypeOf<node.OpenAICompatibleResult['output']>().toEqualTypeOf<AsyncIterable<string>>();
   });
 });

@@ -9,7 +9,9 @@
  * after the output is consumed.
  */
 
-import type { JsonSchema } from '@llmjson/core';
+import type { JsonSchema, LlmOutput, LlmResult } from '@llmjson/core';
+
+export type { LlmOutput, LlmResult };
 
 export type ResponseType = 'text' | 'json' | 'jsonl';
 
@@ -48,16 +50,6 @@ export interface LlmRequest {
 export interface LlmMessage {
   readonly role: 'system' | 'user' | 'assistant';
   readonly content: string;
-}
-
-export type LlmOutput = string | AsyncIterable<string | Uint8Array> | ReadableStream<string | Uint8Array>;
-
-export interface LlmResult {
-  readonly output: LlmOutput;
-  readonly model?: string | undefined;
-  readonly provider?: string | undefined;
-  readonly usage?: Readonly<Record<string, unknown>> | undefined;
-  readonly finishReason?: string | undefined;
 }
 
 export type Llm = (request: LlmRequest) => LlmOutput | LlmResult | Promise<LlmOutput | LlmResult>;

@@ -80,6 +80,7 @@ export {
   parseJsonl,
 } from './jsonl-decoder.js';
 export { type LinePrefixCheck, type LinePrefixFactory, linePrefixCheck } from './jsonl-prefix.js';
+export type { LlmOutput, LlmResult } from './llm-result.js';
 export {
   applyChanges,
   type Change,

@@ -1,3 +1,4 @@
+export type { LlmOutput, LlmResult } from '@llmjson/core';
 export {
   type Change,
   COERCION_RULES,
@@ -41,9 +42,9 @@ export { createElementStream, type ElementStream, type ElementStreamOptions } fr
 export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';
 export {
   DEFAULT_IDLE_TIMEOUT_MS,
-  type LlmResult,
   type OpenAICompatibleOptions,
   type OpenAICompatibleRequest,
+  type OpenAICompatibleResult,
   openAICompatible,
   ProviderHttpError,
   ProviderTimeoutCode,

@@ -46,6 +46,7 @@ import {
   createProviderDecoder,
   type Diagnostic,
   LlmjsonError,
+  type LlmResult,
   type ProviderError,
   type SchemaInput,
   type StructuredOutputOptions,
@@ -113,14 +114,15 @@ export interface OpenAICompatibleRequest {
   readonly messages?: readonly { readonly role: 'system' | 'user' | 'assistant'; readonly content: string }[];
 }
 
-export interface LlmResult {
-  /** The answer text as it streams. Iterate it once. */
-  readonly output: AsyncIterable<string>;
-  model?: string;
+/**
+ * What a call returns: core's `LlmResult` (the one the prompt runner takes), its `output` the
+ * answer text as it streams (iterate it once), `provider` `'openai-compatible'`, `usage`
+ * normalised; `model`, `usage` and `finishReason` filled in as the stream reports them.
+ */
+export type OpenAICompatibleResult = LlmResult<AsyncIterable<string>> & {
   readonly provider: 'openai-compatible';
-  usage?: Usage;
-  finishReason?: string;
-}
+  readonly usage?: Usage | undefined;
+};
 
 /** A non-2xx response from the server (`code` `PROVIDER_HTTP_ERROR`; `body`: an excerpt of what it sent). */
 export class ProviderHttpError extends LlmjsonError {
@@ -280,7 +282,7 @@ function streamError(error: ProviderError): Error {
 /** Creates the `llm` function for an OpenAI-compatible server. */
 export function openAICompatible(
   options: OpenAICompatibleOptions,
-): (request: OpenAICompatibleRequest) => Promise<LlmResult> {
+): (request: OpenAICompatibleRequest) => Promise<OpenAICompatibleResult> {
   const url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
   const fetchImpl = options.fetch ?? fetch;
   const extraBody = options.extraBody ?? {};
@@ -349,7 +351,11 @@ export function openAICompatible(
       throw new Error(`openai-compatible: POST ${url} returned no body`);
     }
 
-    const result: LlmResult = { output: answer(), provider: 'openai-compatible', model: options.model };
+    const result: { -readonly [K in keyof OpenAICompatibleResult]: OpenAICompatibleResult[K] } = {
+      output: answer(),
+      provider: 'openai-compatible',
+      model: options.model,
+    };
     async function* answer(): AsyncGenerator<string> {
       const texts: string[] = [];
       const decoder = createProviderDecoder(
