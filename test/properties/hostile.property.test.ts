@@ -441,6 +441,32 @@ const SCHEMA_FILES = [
   'fixtures/schemas/definition-relationship.schema.json',
 ];
 
+describe('llmjson tools on hostile input', () => {
+  const delta = (args: string) =>
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', function: { name: 'get_weather', arguments: args } }] } }] })}\n\n`;
+  test("hostile bodies, and hostile text as one call's arguments: exit 0, 3 or 4, one-line messages, JSON lines", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        hostileBytes.chain((bytes) => fc.tuple(fc.constant(bytes), splitPoints(bytes.length))),
+        fc.boolean(),
+        fc.boolean(),
+        async ([bytes, points], asArguments, failFast) => {
+          // Either the bytes are the body, or their text is a call's arguments, one delta per piece.
+          const chunks = asArguments
+            ? splitAt(new TextDecoder().decode(bytes), points).map(delta)
+            : splitAt(bytes, points);
+          const argv = ['tools', '--tools', 'fixtures/cli/weather-tools.json', ...(failFast ? ['--fail-fast'] : [])];
+          const run = await runCli(argv, { stdin: chunks });
+          expect([0, 3, 4], `${argv.join(' ')}: exit ${run.code}\n${run.err.slice(0, 500)}`).toContain(run.code);
+          expect(run.err).not.toMatch(/internal error|\n\s+at /);
+          for (const line of run.out.split('\n')) if (line !== '') expect(() => JSON.parse(line)).not.toThrow();
+        },
+      ),
+      { numRuns: hostileRuns },
+    );
+  });
+});
+
 describe('every CLI mode on hostile bytes', () => {
   test('exits 0, 3 or 4 with one-line messages, never an internal error; stdout is JSON lines', async () => {
     await fc.assert(
