@@ -1,6 +1,31 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests run against the packages' sources, so running vitest after editing `src` never tests a
+ * stale `dist`. Only the specifiers below are redirected; tests that start the CLI as a process
+ * (`packages/cli/dist/main.js`) or pack the packages still use the build, which `pnpm test` makes
+ * first.
+ */
+const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
+const SOURCES: Record<string, string> = {
+  '@llmjson/core/ajv': source('core/src/ajv.ts'),
+  '@llmjson/core/internal': source('core/src/internal.ts'),
+  '@llmjson/core': source('core/src/index.ts'),
+  '@llmjson/web/ajv': source('web/src/ajv.ts'),
+  '@llmjson/web': source('web/src/index.ts'),
+  '@llmjson/node': source('node/src/index.ts'),
+  '@llmjson/contracts': source('contracts/src/index.ts'),
+  '@llmjson/cli': source('cli/src/index.ts'),
+};
+
 export default defineConfig({
+  resolve: {
+    alias: Object.entries(SOURCES).map(([name, path]) => ({
+      find: new RegExp(`^${name.replace('/', '\\/')}$`),
+      replacement: path,
+    })),
+  },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     // The JSON report is what .ci/run counts; the default reporter is for people.

@@ -12,6 +12,20 @@ import { CHUNK_BYTES, CHUNK_DELAY_MS } from './src/pace.js';
 
 const answers = fileURLToPath(new URL('./public/answers/', import.meta.url));
 
+/**
+ * The page imports the workspace packages from their sources, so `vite` and `vite build` work
+ * right after `pnpm install`, with no `pnpm build` first, and always show the current code.
+ * (An app outside this repository installs the published packages and needs none of this.)
+ */
+const source = (path: string) => fileURLToPath(new URL(`../../packages/${path}`, import.meta.url));
+const WORKSPACE_SOURCES = [
+  { find: /^@llmjson\/core\/ajv$/, replacement: source('core/src/ajv.ts') },
+  { find: /^@llmjson\/core\/internal$/, replacement: source('core/src/internal.ts') },
+  { find: /^@llmjson\/core$/, replacement: source('core/src/index.ts') },
+  { find: /^@llmjson\/web\/ajv$/, replacement: source('web/src/ajv.ts') },
+  { find: /^@llmjson\/web$/, replacement: source('web/src/index.ts') },
+];
+
 function streamAnswers(): Plugin {
   return {
     name: 'stream-recorded-answers',
@@ -41,4 +55,4 @@ function streamAnswers(): Plugin {
 }
 
 // Relative asset and answer URLs: the static build works from any sub-path, not only a site root.
-export default defineConfig({ base: './', plugins: [streamAnswers()] });
+export default defineConfig({ base: './', resolve: { alias: WORKSPACE_SOURCES }, plugins: [streamAnswers()] });

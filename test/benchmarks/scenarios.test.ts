@@ -2,8 +2,9 @@
  * The benchmarks time only entrants that did the same work: these tests run every entrant of
  * every scenario once, on the quick inputs, and check what it delivers (no timing here).
  */
-import { compileStandardSchema, parseJsonl } from '@llmjson/core';
+import { parseJsonl } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { compileStandardSchema } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
 import { ajvCheck, jsonrepairParse, matchBrackets } from '../../benchmarks/src/entrants.js';
 import {

@@ -1,7 +1,7 @@
 /**
  * The Vercel AI SDK (ai 5) as input, with the SDK's own mock language model (`MockLanguageModelV2`
  * from `ai/test`, `simulateReadableStream`), no network: `streamText(...).textStream` through
- * `readableFrom` / `readableStreamFrom` into `createJsonlStream`, and `streamText(...).fullStream`
+ * `readableFrom` (Node and Web) into `createJsonlStream`, and `streamText(...).fullStream`
  * through `fromAiSdk` into `createToolCallStream({ input: 'ai-sdk' | 'auto' })`, Node and Web.
  */
 import { Readable } from 'node:stream';
@@ -100,10 +100,10 @@ describe('streamText(...).textStream as JSONL', () => {
     expect(records).toEqual(ITEMS);
   });
 
-  test('Web: readableStreamFrom(textStream).pipeThrough(createJsonlStream) gives the objects', async () => {
+  test('Web: readableFrom(textStream).pipeThrough(createJsonlStream) gives the objects', async () => {
     const result = streamText({ model: textModel(JSONL, 5), prompt: 'three items' });
     const records = await collectWeb(
-      web.readableStreamFrom(result.textStream).pipeThrough(web.createJsonlStream({ schema: item })),
+      web.readableFrom(result.textStream).pipeThrough(web.createJsonlStream({ schema: item })),
     );
     expect(records).toEqual(ITEMS);
   });
@@ -157,7 +157,7 @@ describe('streamText(...).fullStream with two tool calls', () => {
     const result = streamText({ model: toolModel(), prompt: 'weather and search', tools: sdkTools });
     const updates = await collectWeb(
       web
-        .readableStreamFrom(web.fromAiSdk(result.fullStream))
+        .readableFrom(web.fromAiSdk(result.fullStream))
         .pipeThrough(web.createToolCallStream({ input: 'auto', tools: { weather, search } })),
     );
     expectCalls(updates);
@@ -180,7 +180,7 @@ describe('streamText(...).fullStream with two tool calls', () => {
   });
 });
 
-describe('readableFrom / readableStreamFrom', () => {
+describe('readableFrom (Node and Web)', () => {
   async function* failing() {
     yield '{"id": 1, "name": "a"}\n';
     throw new Error('socket hang up');
@@ -206,8 +206,8 @@ describe('readableFrom / readableStreamFrom', () => {
   });
 
   test('Web: an exception from the source errors the stream; a ReadableStream is returned as it is', async () => {
-    await expect(collectWeb(web.readableStreamFrom(failing()))).rejects.toThrow('socket hang up');
+    await expect(collectWeb(web.readableFrom(failing()))).rejects.toThrow('socket hang up');
     const stream = new ReadableStream<string>();
-    expect(web.readableStreamFrom(stream)).toBe(stream);
+    expect(web.readableFrom(stream)).toBe(stream);
   });
 });

@@ -3,7 +3,7 @@
  * Web streams alike, whatever the byte chunking. A literal U+FFFD written by the model is
  * text, not an error.
  */
-import { createEncodingCheck } from '@llmjson/core';
+import { createEncodingCheck } from '@llmjson/core/internal';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { chunkBytes, numRuns, splitAt, splitPoints, utf8 } from '../support/chunking.js';

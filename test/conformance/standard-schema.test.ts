@@ -15,8 +15,9 @@
  * Standard Schema validates, and dispatches, without one).
  */
 import { readFileSync } from 'node:fs';
-import { type Diagnostic, isStandardSchema, type SchemaInput } from '@llmjson/core';
+import type { Diagnostic, SchemaInput } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { isStandardSchema } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
 import { everyChunkSize } from '../support/chunking.js';
 import { decodeEverySplit } from '../support/collect.js';

@@ -46,7 +46,8 @@ describe.skipIf(executablePath === undefined && !process.env.CI)('live UI in hea
       root: EXAMPLE,
       configFile: `${EXAMPLE}vite.config.ts`,
       logLevel: 'silent',
-      server: { host: '127.0.0.1', port: 0, strictPort: false },
+      // No file watcher: the page must not reload when a source file changes during the test.
+      server: { host: '127.0.0.1', port: 0, strictPort: false, watch: null },
     });
     await server.listen();
     url = server.resolvedUrls?.local[0] ?? '';

@@ -198,7 +198,7 @@ describe.skipIf(!online)('packaging: the packed tarballs installed with npm in a
       const result = await run('node', ['require.cjs'], project);
       expect(result.code, explain('node require.cjs', result)).toBe(0);
       const report = JSON.parse(result.stdout);
-      expect(Object.keys(report.loaded)).toHaveLength(7);
+      expect(Object.keys(report.loaded)).toHaveLength(8);
       expect(report.values).toEqual([{ a: 1 }, { a: 2 }]);
     },
     CHECK,

@@ -6,8 +6,9 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { test as fcTest } from '@fast-check/vitest';
-import { type Diagnostic, JsonScanner, type JsonSchema, parseJsonl, SCAN_ERROR, SCAN_MORE } from '@llmjson/core';
+import { type Diagnostic, type JsonSchema, parseJsonl } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { JsonScanner, SCAN_ERROR, SCAN_MORE } from '@llmjson/core/internal';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';

@@ -1,7 +1,9 @@
 /**
- * Bedrock ConverseStream bodies for tests: events (one JSON object per event, `{name: payload}`)
- * as the binary AWS event-stream frames Bedrock sends, encoded by `@smithy/eventstream-codec`
- * (a dependency of @llmjson/core, resolved from there), or as JSON lines (the unframed form).
+ * Bedrock ConverseStream and InvokeModelWithResponseStream bodies for tests: events (one JSON
+ * object per event, `{name: payload}`) as the binary AWS event-stream frames Bedrock sends,
+ * encoded by `@smithy/eventstream-codec` (a dependency of @llmjson/core, resolved from there),
+ * or as JSON lines (the unframed form); a model's own events as the InvokeModel `chunk` events
+ * that carry them (`invokeChunks`), and back (`chunkEvents`).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -59,3 +61,21 @@ export const bedrockLines = (name: string): string =>
   fixtureEvents(name)
     .map((event) => `${JSON.stringify(event)}\n`)
     .join('');
+
+/**
+ * A model's own streaming events as InvokeModelWithResponseStream sends them: one
+ * `{"chunk": {"bytes": "<base64 of the event's JSON>"}}` event each.
+ */
+export function invokeChunks(events: readonly unknown[]): Record<string, unknown>[] {
+  return events.map((event) => ({
+    chunk: { bytes: Buffer.from(JSON.stringify(event), 'utf8').toString('base64') },
+  }));
+}
+
+/** The model events `chunk` events carry (the inverse of `invokeChunks`; other events left out). */
+export function chunkEvents(events: readonly Record<string, unknown>[]): unknown[] {
+  return events
+    .map((event) => event.chunk)
+    .filter((chunk): chunk is { bytes: string } => typeof chunk === 'object' && chunk !== null)
+    .map((chunk) => JSON.parse(Buffer.from(chunk.bytes, 'base64').toString('utf8')) as unknown);
+}

@@ -8,8 +8,9 @@
  * compiler); a zod schema comes with or without it (with it, sub-schemas of its JSON Schema
  * export are checked too).
  */
-import { isStandardSchema, type JsonSchemaCompiler, type SchemaInput } from '@llmjson/core';
+import type { JsonSchemaCompiler, SchemaInput } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { isStandardSchema } from '@llmjson/core/internal';
 import fc from 'fast-check';
 import { z } from 'zod';
 

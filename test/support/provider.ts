@@ -1,7 +1,9 @@
 /**
  * Runs the provider decoder over chunks and records everything it reports: every sink call in
  * order (what the chunking invariant compares), the text, reasoning and tool-argument pieces
- * joined, and the decoder's final properties.
+ * joined, and the decoder's final properties. `decodeEverySplit` is the chunking invariant
+ * every format test asserts: a body decoded whole, at every chunk size and split in two at
+ * every position gives the same run.
  */
 import {
   createProviderDecoder,
@@ -12,6 +14,8 @@ import {
   type ToolCall,
   type Usage,
 } from '@llmjson/core';
+import { expect } from 'vitest';
+import { chunkBytes, everyChunkSize } from './chunking.js';
 
 export interface Run {
   /** Every sink call, in order: the chunking invariant compares these. */
@@ -55,6 +59,39 @@ export function runProviderDecoderBytes(
     for (const chunk of chunks) if (!decoder.bytes(chunk)) decoder.write(utf8.decode(chunk, { stream: true }));
     decoder.write(utf8.decode());
   });
+}
+
+/**
+ * Decodes `body` whole, then at every chunk size from 1 to 64 and split in two at every
+ * position (characters for text; bytes for a `Uint8Array`, each chunk offered to `bytes` first
+ * as the adapters do, so splits fall inside UTF-8 sequences and binary frames), and asserts that
+ * every run equals the whole one; returns the whole run.
+ */
+export function decodeEverySplit(
+  body: string | Uint8Array,
+  input: ProviderInput = 'auto',
+  maxEventLength?: number,
+): Run {
+  if (typeof body === 'string') {
+    const whole = runProviderDecoder([body], input, maxEventLength);
+    for (const [label, chunks] of everyChunkSize(body)) {
+      expect(runProviderDecoder(chunks, input, maxEventLength), label).toEqual(whole);
+    }
+    for (let at = 0; at <= body.length; at++) {
+      const chunks = [body.slice(0, at), body.slice(at)];
+      expect(runProviderDecoder(chunks, input, maxEventLength), `split at ${at}`).toEqual(whole);
+    }
+    return whole;
+  }
+  const whole = runProviderDecoderBytes([body], input, maxEventLength);
+  for (let size = 1; size <= 64; size++) {
+    expect(runProviderDecoderBytes(chunkBytes(body, size), input, maxEventLength), `size ${size}`).toEqual(whole);
+  }
+  for (let at = 0; at <= body.length; at++) {
+    const chunks = [body.subarray(0, at), body.subarray(at)];
+    expect(runProviderDecoderBytes(chunks, input, maxEventLength), `split at byte ${at}`).toEqual(whole);
+  }
+  return whole;
 }
 
 /** A decoder whose every sink call is recorded, fed by `feed`, then ended. */

@@ -5,7 +5,8 @@
  * decoder, the scanner alone over every character of every chunk, and the two together.
  */
 
-import { createJsonlDecoder, JsonScanner, SCAN_ERROR, SCAN_MORE } from '@llmjson/core';
+import { createJsonlDecoder } from '@llmjson/core';
+import { JsonScanner, SCAN_ERROR, SCAN_MORE } from '@llmjson/core/internal';
 import { type Entrant, Layer, llmjsonDecoder } from '../entrants.js';
 import { compare, ratio, type Timing } from '../harness.js';
 import { blockChunks, charChunks, jsonlLines, triadObjects } from '../inputs.js';

@@ -4,9 +4,13 @@
  * to `createProviderDecoder` in 64 KiB reads (network-sized). What it costs to turn a model
  * server's body into answer text, per format: events per second, and time relative to the
  * OpenAI chat format (the most common, and the reference). Every entrant must deliver the
- * answer exactly before it is timed.
+ * answer exactly before it is timed. Besides one row per format, rows for the other bodies a
+ * format comes in: Gemini's JSON array (no `alt=sse`), and Bedrock's binary AWS event-stream
+ * frames (ConverseStream, and InvokeModelWithResponseStream carrying Anthropic events), fed as
+ * bytes through `decoder.bytes` as the stream adapters do.
  */
 
+import { createRequire } from 'node:module';
 import { createProviderDecoder, type ProviderFormat } from '@llmjson/core';
 import { type Entrant, Layer } from '../entrants.js';
 import { compare, ratio } from '../harness.js';
@@ -138,7 +142,81 @@ const BODIES: Readonly<Record<Exclude<ProviderFormat, never>, BodyOf>> = {
 };
 
 const FORMATS = Object.keys(BODIES) as ProviderFormat[];
-const name = (format: ProviderFormat) => `createProviderDecoder, input '${format}'`;
+const name = (format: ProviderFormat, form?: string) =>
+  `createProviderDecoder, input '${format}'${form === undefined ? '' : ` (${form})`}`;
+
+interface FrameCodec {
+  encode(message: { headers: Record<string, { type: 'string'; value: string }>; body: Uint8Array }): Uint8Array;
+}
+
+/** The AWS event-stream codec core depends on (resolved from core, as it is not a dependency here). */
+function frameCodec(): FrameCodec {
+  const core = createRequire(import.meta.url).resolve('@llmjson/core');
+  const { EventStreamCodec } = createRequire(core)('@smithy/eventstream-codec') as {
+    EventStreamCodec: new (toUtf8: (b: Uint8Array) => string, fromUtf8: (s: string) => Uint8Array) => FrameCodec;
+  };
+  return new EventStreamCodec(
+    (b) => Buffer.from(b).toString('utf8'),
+    (t) => Buffer.from(t, 'utf8'),
+  );
+}
+
+/** Bedrock's binary body: each `{eventType: payload}` one `event` frame. */
+function frames(events: readonly Record<string, unknown>[]): Buffer {
+  const codec = frameCodec();
+  const header = (value: string) => ({ type: 'string' as const, value });
+  return Buffer.concat(
+    events.map((event) => {
+      const [type, payload] = Object.entries(event)[0] as [string, unknown];
+      return codec.encode({
+        headers: {
+          ':message-type': header('event'),
+          ':event-type': header(type),
+          ':content-type': header('application/json'),
+        },
+        body: Buffer.from(JSON.stringify(payload), 'utf8'),
+      });
+    }),
+  );
+}
+
+const lines = (body: string) =>
+  body
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** The Anthropic Messages events of `deltas`, each as an InvokeModel `chunk` (base64 JSON). */
+const invokeAnthropic = (deltas: readonly string[]) =>
+  [
+    { type: 'message_start', message: { model: 'claude-bench', usage: { input_tokens: 1, output_tokens: 1 } } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    ...deltas.map((text) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })),
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } },
+    { type: 'message_stop' },
+  ].map((event) => ({ chunk: { bytes: Buffer.from(JSON.stringify(event), 'utf8').toString('base64') } }));
+
+/** The other bodies a format comes in (see the header). */
+const FORMS: readonly { format: ProviderFormat; form: string; body: (deltas: readonly string[]) => string | Buffer }[] =
+  [
+    {
+      format: 'gemini',
+      form: 'JSON array',
+      body: (deltas) => {
+        const events = lines(
+          (BODIES.gemini as BodyOf)(deltas)
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n'),
+        );
+        return `[${events.map((e) => JSON.stringify(e, null, 2)).join('\n,\r\n')}\n]`;
+      },
+    },
+    { format: 'bedrock', form: 'binary frames', body: (deltas) => frames(lines((BODIES.bedrock as BodyOf)(deltas))) },
+    { format: 'bedrock', form: 'InvokeModel, Anthropic events', body: (deltas) => frames(invokeAnthropic(deltas)) },
+  ];
 
 /** The answer: words and multi-byte characters, as a model writes them. */
 function answerText(size: number): string {
@@ -175,9 +253,14 @@ function deltasOf(text: string): string[] {
   return out;
 }
 
-function decoder(format: ProviderFormat, chunks: readonly string[], events: number): Entrant & { events: number } {
+function decoder(
+  format: ProviderFormat,
+  label: string,
+  chunks: readonly (string | Uint8Array)[],
+  events: number,
+): Entrant & { events: number } {
   return {
-    name: name(format),
+    name: label,
     layer: Layer.engine,
     ours: format === 'openai',
     events,
@@ -195,7 +278,10 @@ function decoder(format: ProviderFormat, chunks: readonly string[], events: numb
           },
         },
       );
-      for (const chunk of chunks) d.write(chunk);
+      for (const chunk of chunks) {
+        if (typeof chunk === 'string') d.write(chunk);
+        else if (!d.bytes(chunk)) throw new Error(`${label}: a binary body handed back as text`);
+      }
       d.end();
       if (diagnostics !== 0) throw new Error(`${format}: ${diagnostics} diagnostics on a well-formed body`);
       return [text];
@@ -213,13 +299,18 @@ function cases(quick: boolean): ProviderCase[] {
   const deltas = deltasOf(answer);
   const events: Record<string, number> = {};
   const bodies: Record<string, number> = {};
-  const contestants = FORMATS.map((format) => {
-    const body = (BODIES[format] as BodyOf)(deltas);
-    const chunks = blockChunks(body).strings;
-    events[name(format)] = deltas.length;
-    bodies[name(format)] = Buffer.byteLength(body);
-    return { entrant: decoder(format, chunks, deltas.length), expected: [answer] };
-  });
+  const entrant = (format: ProviderFormat, label: string, body: string | Buffer) => {
+    const chunks: (string | Uint8Array)[] = [];
+    if (typeof body === 'string') chunks.push(...blockChunks(body).strings);
+    else for (let i = 0; i < body.length; i += 65_536) chunks.push(body.subarray(i, i + 65_536));
+    events[label] = deltas.length;
+    bodies[label] = Buffer.byteLength(body);
+    return { entrant: decoder(format, label, chunks, deltas.length), expected: [answer] };
+  };
+  const contestants = [
+    ...FORMATS.map((format) => entrant(format, name(format), (BODIES[format] as BodyOf)(deltas))),
+    ...FORMS.map(({ format, form, body }) => entrant(format, name(format, form), body(deltas))),
+  ];
   return [
     {
       label: `${formatSize(Buffer.byteLength(answer))} answer in ${DELTA}-character deltas`,
@@ -237,7 +328,9 @@ export const providers: Scenario = {
   about:
     `One answer (${formatSize(FULL_SIZE)}; ${formatSize(QUICK_SIZE)} with --quick) streamed as ${DELTA}-character text deltas, one event per delta, ` +
     'in every wire format the provider decoder reads (OpenAI chat, Mistral content parts, OpenAI Responses, Anthropic Messages, Ollama NDJSON, ' +
-    "Gemini SSE, Cohere v2, Bedrock ConverseStream as JSON lines, the AI SDK's fullStream parts as JSON lines), given to createProviderDecoder in 64 KiB reads. " +
+    "Gemini SSE, Cohere v2, Bedrock ConverseStream as JSON lines, the AI SDK's fullStream parts as JSON lines), given to createProviderDecoder in 64 KiB reads; " +
+    "and the other bodies a format comes in: Gemini's pretty-printed JSON array (streamGenerateContent without alt=sse), Bedrock's binary " +
+    'event-stream frames (ConverseStream, and InvokeModelWithResponseStream chunks carrying Anthropic events), given as 64 KiB byte reads. ' +
     'Each entrant must deliver the answer exactly, with no diagnostic, before it is timed. Reported: time of one run, events per second, ' +
     'and time relative to the OpenAI chat format (the reference: the most common wire format).',
   cases,
@@ -269,7 +362,7 @@ export const providers: Scenario = {
       about: this.about,
       tables: [table],
       notes: [
-        'Binary Bedrock frames (application/vnd.amazon.eventstream) are not in this table: their framing is measured by the provider tests, not here.',
+        "A row's body size is its own: Gemini's JSON array is pretty-printed (about twice its SSE body), an InvokeModel chunk is base64 JSON in a frame.",
       ],
       data: { label: c.label, timings },
     };

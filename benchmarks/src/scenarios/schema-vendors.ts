@@ -9,8 +9,9 @@
  * from the medians of this run; the per-round shares give the spread.
  */
 
-import { compileStandardSchema, type JsonSchema, type StandardSchemaV1 } from '@llmjson/core';
+import type { JsonSchema, StandardSchemaV1 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { compileStandardSchema } from '@llmjson/core/internal';
 import { z } from 'zod';
 import {
   ajvCheck,

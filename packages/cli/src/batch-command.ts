@@ -10,10 +10,11 @@ import { createWriteStream, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import type { Writable } from 'node:stream';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import type { AnswerStatus, ClassifyMode, ClassifyOptions } from '@llmjson/contracts';
-import { elementSchemaAt, quoteInput } from '@llmjson/core';
+import { elementSchemaAt, quoteInput } from '@llmjson/core/internal';
 import cliProgress from 'cli-progress';
+import { Piscina } from 'piscina';
 import { type BatchRecord, type InputProblem, inputSize, readRecords, scanInputs } from './batch-records.js';
 import { classifyRecord, type RecordResult } from './batch-worker.js';
 import { ExitCode, UsageError } from './exit-codes.js';
@@ -72,42 +73,17 @@ export function summaryTable(models: ReadonlyMap<string, Counts>, total: Counts,
 }
 
 /**
- * Classifies batches of records in worker threads; results come back in submission order. A
- * worker that fails (or exits) rejects every batch it still owed, so the command ends with the
- * error instead of waiting for results that will never come.
+ * The worker threads of `--workers N` (piscina): each task is one batch of records, classified
+ * by `batch-worker.ts`. The worker is loaded from the build (`dist/batch-worker.js`, beside this
+ * module once built; from the sources, the built copy), as a worker thread runs plain Node.
  */
-class WorkerPool {
-  private readonly workers: {
-    worker: Worker;
-    waiting: { resolve(results: RecordResult[]): void; reject(error: Error): void }[];
-  }[];
-  private next = 0;
-  constructor(size: number, options: ClassifyOptions) {
-    this.workers = Array.from({ length: size }, () => {
-      const worker = new Worker(new URL('./batch-worker.js', import.meta.url), { workerData: { classify: options } });
-      const entry = { worker, waiting: [] as WorkerPool['workers'][number]['waiting'] };
-      const fail = (error: Error) => {
-        for (const pending of entry.waiting.splice(0)) pending.reject(error);
-      };
-      worker.on('message', (results: RecordResult[]) => entry.waiting.shift()?.resolve(results));
-      worker.on('error', fail);
-      worker.on('exit', (code) => fail(new Error(`a batch worker thread exited (code ${code})`)));
-      return entry;
-    });
-  }
-  submit(records: BatchRecord[]): Promise<RecordResult[]> {
-    const entry = this.workers[this.next++ % this.workers.length] as (typeof this.workers)[number];
-    const done = new Promise<RecordResult[]>((resolve, reject) => entry.waiting.push({ resolve, reject }));
-    entry.worker.postMessage(records);
-    return done;
-  }
-  get size(): number {
-    return this.workers.length;
-  }
-  async close(): Promise<void> {
-    for (const { worker } of this.workers) worker.removeAllListeners('exit');
-    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
-  }
+function workerPool(size: number, options: ClassifyOptions): Piscina<BatchRecord[], RecordResult[]> {
+  return new Piscina({
+    filename: fileURLToPath(new URL('../dist/batch-worker.js', import.meta.url)),
+    minThreads: size,
+    maxThreads: size,
+    workerData: { classify: options },
+  });
 }
 
 /** The markdown report beside the JSON one: `report.json` → `report.md`. */
@@ -223,7 +199,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   if (workers === 0) {
     for await (const r of records) await record(classifyRecord(r, options));
   } else {
-    const pool = new WorkerPool(workers, options);
+    const pool = workerPool(workers, options);
     const inFlight: Promise<RecordResult[]>[] = [];
     let batch: BatchRecord[] = [];
     const flushOne = async () => {
@@ -233,16 +209,16 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       for await (const r of records) {
         batch.push(r);
         if (batch.length === BATCH_SIZE) {
-          inFlight.push(pool.submit(batch));
+          inFlight.push(pool.run(batch));
           batch = [];
           // Bounded: at most two batches per worker in flight, so reading never runs ahead.
-          while (inFlight.length >= pool.size * 2) await flushOne();
+          while (inFlight.length >= workers * 2) await flushOne();
         }
       }
-      if (batch.length > 0) inFlight.push(pool.submit(batch));
+      if (batch.length > 0) inFlight.push(pool.run(batch));
       while (inFlight.length > 0) await flushOne();
     } finally {
-      await pool.close();
+      await pool.destroy();
     }
   }
   bar?.update(bytes, { records: total.records, rate: 0 });

@@ -9,7 +9,7 @@
 import { accessSync, constants, createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { quoteInput } from '@llmjson/core';
+import { quoteInput } from '@llmjson/core/internal';
 import { UsageError } from './exit-codes.js';
 import { fileProblem } from './output-paths.js';
 

@@ -1,10 +1,11 @@
 /**
- * Worker thread for `llmjson batch --workers N`: classifies the records it is sent, in order,
- * and posts back one result per record. All behaviour is `classifyResponse`'s.
+ * Worker thread for `llmjson batch --workers N` (a piscina task module): classifies the batch of
+ * records it is given, in order, and returns one result per record. All behaviour is
+ * `classifyResponse`'s.
  */
 
-import { parentPort, workerData } from 'node:worker_threads';
 import { type ClassifyOptions, classifyResponse } from '@llmjson/contracts';
+import { workerData } from 'piscina';
 import type { BatchRecord } from './batch-records.js';
 
 export interface RecordResult {
@@ -45,10 +46,8 @@ export function classifyRecord(record: BatchRecord, options: ClassifyOptions): R
   };
 }
 
-if (parentPort !== null && workerData !== null && typeof workerData === 'object' && 'classify' in workerData) {
+/** The task run in a worker thread: one batch, with the options the pool was made with. */
+export default function classifyBatch(records: readonly BatchRecord[]): RecordResult[] {
   const options = (workerData as { classify: ClassifyOptions }).classify;
-  const port = parentPort;
-  port.on('message', (records: BatchRecord[]) => {
-    port.postMessage(records.map((record) => classifyRecord(record, options)));
-  });
+  return records.map((record) => classifyRecord(record, options));
 }

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { checkCatalog } from '@llmjson/contracts';
-import { quoteInput } from '@llmjson/core';
+import { quoteInput } from '@llmjson/core/internal';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { registryFor } from './schema-options.js';
 import type { Io } from './stream-command.js';

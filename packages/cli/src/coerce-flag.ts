@@ -5,7 +5,8 @@
  * value is not a dropped one.
  */
 
-import { COERCION_RULES, type CoerceOption, type CoercionRule, quoteInput } from '@llmjson/core';
+import { COERCION_RULES, type CoerceOption, type CoercionRule } from '@llmjson/core';
+import { quoteInput } from '@llmjson/core/internal';
 import { UsageError } from './exit-codes.js';
 
 /** The flag's help line. */

@@ -12,8 +12,8 @@
 import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { readSchemaFile } from '@llmjson/contracts';
-import { quoteInput } from '@llmjson/core';
 import { compileStandaloneModule } from '@llmjson/core/ajv';
+import { quoteInput } from '@llmjson/core/internal';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { fileProblem, writableFile } from './output-paths.js';
 import { checkSchemaFileExists } from './schema-options.js';

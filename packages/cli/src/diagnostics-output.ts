@@ -8,7 +8,8 @@
  * megabyte long. The `json` format keeps `errors` whole, for programs that want every detail.
  */
 
-import { type Diagnostic, quoteInput } from '@llmjson/core';
+import type { Diagnostic } from '@llmjson/core';
+import { quoteInput } from '@llmjson/core/internal';
 
 /**
  * Longest message the command prints on stderr, in characters: a backstop. Each piece of user

@@ -14,14 +14,24 @@
  *   that names a model (`model` or `modelVersion`, at its top level or in its `message` or
  *   `response`; an Ollama line also carries `done`). A model's own JSONL answer names no model
  *   in that shape; when one does, `--input text` reads it as text.
+ *   An AI SDK `fullStream` file (one part per line, `{"type": "text-delta", ...}`) names no
+ *   model: its first line is a part whose type has a hyphen (`text-delta`, `start-step`...),
+ *   or the `{"type": "start"}` part every such stream opens with followed by one.
+ * - Gemini's JSON-array body (`streamGenerateContent` without `alt=sse`) when the input is `[`
+ *   then an object whose first key is one a `GenerateContentResponse` starts with
+ *   (`candidates`, `usageMetadata`, `promptFeedback`, `modelVersion`...) and that object, once
+ *   complete, is a Gemini event naming its model (`modelVersion`).
  * - AWS event stream (Amazon Bedrock) when the first byte is zero (a big-endian message length)
  *   and a `:message-type` or `:event-type` header follows within 512 bytes: decoded when core
  *   decodes Bedrock, else reported (it is never text).
- * - Text otherwise: prose, a fence, `[`, a JSON document whose first line is not a complete
- *   object (pretty-printed), JSONL objects that are not provider events, an empty input.
+ * - Text otherwise: prose, a fence, an array that is not Gemini's, a JSON document whose first
+ *   line is not a complete object (pretty-printed), JSONL objects that are not provider events,
+ *   an empty input.
  *
  * How long it waits: text that cannot start a provider stream is decided on its first
- * characters (`Here`, `[`, a fence: at once; `d…` until it cannot be `data:`). A first line
+ * characters (`Here`, a fence: at once; `d…` until it cannot be `data:`; `[` until the first
+ * element's first key, `[1` or `[{"title"` at once, `[{"candidates"` once that object is
+ * complete). A first line
  * starting with `{` is decided on its first key when that is not a key provider events start
  * with (`EVENT_KEYS`: `{"title": …` is text at once), else once the line is complete — a JSONL
  * answer prints nothing before that anyway — or once `SNIFF_LIMIT` bytes arrived without a line
@@ -40,7 +50,9 @@ export type InputDecision =
   | { readonly kind: 'text' }
   | { readonly kind: 'sse' }
   | { readonly kind: 'json-lines'; readonly provider: ProviderFormat }
-  /** AWS event-stream framing (Amazon Bedrock's ConverseStream): binary, so never text. */
+  /** One JSON array whose elements are the provider's events (Gemini without `alt=sse`). */
+  | { readonly kind: 'json-array'; readonly provider: ProviderFormat }
+  /** AWS event-stream framing (Amazon Bedrock's ConverseStream, InvokeModelWithResponseStream): binary, so never text. */
   | { readonly kind: 'event-stream' };
 
 const TEXT: InputDecision = { kind: 'text' };
@@ -89,6 +101,18 @@ const EVENT_KEYS = new Set([
   'metadata',
 ]);
 
+/** The keys a Gemini `GenerateContentResponse` may start with, in its JSON-array body. */
+const GEMINI_KEYS = new Set([
+  'candidates',
+  'usageMetadata',
+  'promptFeedback',
+  'modelVersion',
+  'responseId',
+  'createTime',
+]);
+
+const GEMINI: InputDecision = { kind: 'json-array', provider: 'gemini' };
+
 /**
  * The first key of the object that `line` (starting with `{`) opens: undefined while it is
  * not complete yet, null when the line cannot be an object with a key (`{}`, `{1`).
@@ -122,12 +146,69 @@ export function providerOfLine(line: string): ProviderFormat | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(event) || !namesModel(event)) return undefined;
-  const probe = createProviderDecoder({ input: 'auto' }, { text() {}, diagnostic() {} });
-  probe.write(`${line}\n`);
-  const provider = probe.provider;
+  if (!isObject(event)) return undefined;
+  const provider = probeProvider(event);
+  // AI SDK parts name no model; a type with a hyphen (`text-delta`) is not a word an answer uses.
+  if (provider === 'ai-sdk') return typeof event.type === 'string' && event.type.includes('-') ? provider : undefined;
+  if (!namesModel(event)) return undefined;
   if (provider === 'ollama' && typeof event.done !== 'boolean') return undefined;
   return provider;
+}
+
+/** The format core's `auto` detection reads `event` as. */
+function probeProvider(event: Json): ProviderFormat | undefined {
+  const probe = createProviderDecoder({ input: 'auto' }, { text() {}, diagnostic() {} });
+  probe.write(`${JSON.stringify(event)}\n`);
+  return probe.provider;
+}
+
+/** The part every AI SDK `fullStream` opens with: alone, it is not told apart from an answer's line. */
+function isAiSdkStart(line: string): boolean {
+  try {
+    const part: unknown = JSON.parse(line);
+    return isObject(part) && part.type === 'start' && Object.keys(part).length <= 2;
+  } catch {
+    return false;
+  }
+}
+
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
+
+/**
+ * Finds the end of the first element of a JSON array, following brackets and strings from
+ * where the last call stopped, so the work is linear however small the chunks.
+ */
+class FirstElement {
+  /** Where the element (its `{`) starts in the head. */
+  readonly start: number;
+  private at: number;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(start: number) {
+    this.start = start;
+    this.at = start;
+  }
+
+  /** The index just past the element's closing brace, or undefined while it is open. */
+  end(head: string): number | undefined {
+    for (; this.at < head.length; this.at++) {
+      const c = head[this.at];
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === '\\') this.escaped = true;
+        else if (c === '"') this.inString = false;
+      } else if (c === '"') {
+        this.inString = true;
+      } else if (c === '{' || c === '[') {
+        this.depth++;
+      } else if ((c === '}' || c === ']') && --this.depth === 0) {
+        return ++this.at;
+      }
+    }
+    return undefined;
+  }
 }
 
 /**
@@ -142,6 +223,10 @@ export class InputSniffer {
   private position = 0;
   /** An `event:` line was passed over: the next field decides. */
   private sawEvent = false;
+  /** A first line `{"type": "start"}` was passed over: the next line decides. */
+  private sawStart = false;
+  /** The input opens an array whose first element may be a Gemini event. */
+  private element: FirstElement | undefined;
 
   constructor(private readonly limit = SNIFF_LIMIT) {}
 
@@ -149,7 +234,9 @@ export class InputSniffer {
   push(bytes: string): InputDecision | undefined {
     this.head += bytes;
     const lineLength = this.head.length - this.position;
-    if (lineLength > 64 && !/[\r\n]/.test(bytes) && this.head.length < this.limit) return undefined;
+    if (lineLength > 64 && !/[\r\n]/.test(bytes) && this.head.length < this.limit && !this.opensArray()) {
+      return undefined;
+    }
     return this.decide(false);
   }
 
@@ -178,13 +265,22 @@ export class InputSniffer {
       const end = LINE_BREAK.exec(head)?.index ?? -1;
       const complete = end !== -1 || ended;
       const line = head.slice(i, end === -1 ? head.length : end);
+      if (this.sawStart && !line.startsWith('{')) return TEXT;
+      if (line.startsWith('[') && !this.sawEvent) return this.decideArray(i, undecided);
       if (line.startsWith('{') && !this.sawEvent) {
         if (!complete) {
           const key = firstKey(line);
           return key === null || (key !== undefined && !EVENT_KEYS.has(key)) ? TEXT : undecided;
         }
-        const provider = providerOfLine(Buffer.from(line, 'latin1').toString('utf8'));
-        return provider === undefined ? TEXT : { kind: 'json-lines', provider };
+        const text = Buffer.from(line, 'latin1').toString('utf8');
+        const provider = providerOfLine(text);
+        if (provider !== undefined && (!this.sawStart || provider === 'ai-sdk'))
+          return { kind: 'json-lines', provider };
+        if (this.sawStart || end === -1 || !isAiSdkStart(text)) return TEXT;
+        // `{"type": "start"}`: an AI SDK stream when an AI SDK part follows.
+        this.sawStart = true;
+        this.position = end + 1;
+        continue;
       }
       if (line.startsWith('data:')) {
         const value = line.slice(line.startsWith('data: ') ? 6 : 5);
@@ -206,6 +302,44 @@ export class InputSniffer {
       }
       this.position = end + 1;
     }
+  }
+
+  /** Whether the line in progress starts with `[` (whose first element is followed as it arrives). */
+  private opensArray(): boolean {
+    if (this.element !== undefined) return true;
+    let i = this.position;
+    while (isBlank(this.head[i])) i++;
+    // Blanks before the line are passed over once, as `decide` passes them.
+    this.position = i;
+    return this.head[i] === '[';
+  }
+
+  /** The input opens with `[` at `i`: a Gemini JSON-array body, or text (see the header). */
+  private decideArray(i: number, undecided: InputDecision | undefined): InputDecision | undefined {
+    const head = this.head;
+    if (this.element === undefined) {
+      let j = i + 1;
+      while (isBlank(head[j])) j++;
+      if (j >= head.length) return undecided;
+      if (head[j] !== '{') return TEXT;
+      const start = j;
+      j++;
+      while (isBlank(head[j])) j++;
+      const key = firstKey(`{${head.slice(j, j + 80)}`);
+      if (key === undefined) return head.length - j >= 80 ? TEXT : undecided;
+      if (key === null || !GEMINI_KEYS.has(key)) return TEXT;
+      this.element = new FirstElement(start);
+    }
+    const element = this.element;
+    const end = element.end(head);
+    if (end === undefined) return undecided;
+    let event: unknown;
+    try {
+      event = JSON.parse(Buffer.from(head.slice(element.start, end), 'latin1').toString('utf8'));
+    } catch {
+      return TEXT;
+    }
+    return isObject(event) && namesModel(event) && probeProvider(event) === 'gemini' ? GEMINI : TEXT;
   }
 }
 

@@ -2,19 +2,20 @@
  * Line and column of an offset in the text a mode reads, for diagnostics whose engine reports
  * only an offset (salvage, elements, partial, json): `line 3, column 9` is what a person looks
  * for in an editor. The index sees the same text as the engine (the bytes, decoded here with a
- * decoder of its own, so that the engine's own decoding and its `encoding` diagnostics are
- * untouched) and keeps the starts of the latest `MAX_LINES` lines: memory stays bounded however
- * long the input, and an offset further back than that (a value spanning more lines) is
- * reported by its offset alone. Lines end at `\n` (a `\r\n` is one line break).
+ * decoder of its own that decodes as the engine's does — a string after bytes ends them — so
+ * that the engine's own decoding and its `encoding` diagnostics are untouched) and keeps the
+ * starts of the latest `MAX_LINES` lines: memory stays bounded however long the input, and an
+ * offset further back than that (a value spanning more lines) is reported by its offset alone.
+ * Lines end at `\n` (a `\r\n` is one line break).
  */
 
-import { StringDecoder } from 'node:string_decoder';
+import { createUtf8Chunks } from '@llmjson/core/internal';
 
 /** Line starts kept (at most twice this many between trims). */
 const MAX_LINES = 65_536;
 
 export class LineIndex {
-  private readonly decoder = new StringDecoder('utf8');
+  private readonly decoder = createUtf8Chunks();
   /** Offsets (UTF-16 code units) where the kept lines start, ascending. */
   private starts: number[] = [0];
   /** Line number (1-based) of `starts[0]`. */
@@ -23,7 +24,7 @@ export class LineIndex {
 
   /** The next piece of the text, as the engine receives it (bytes or text). */
   push(chunk: string | Uint8Array): void {
-    const text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk as Buffer);
+    const text = typeof chunk === 'string' ? this.decoder.flush() + chunk : this.decoder.decode(chunk);
     for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(this.length + i + 1);
     this.length += text.length;
     if (this.starts.length > 2 * MAX_LINES) {

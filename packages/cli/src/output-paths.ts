@@ -11,7 +11,7 @@ import { accessSync, constants, type ReadStream, type Stats, statSync } from 'no
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type Envelope, writeOutputFile } from '@llmjson/contracts';
-import { quoteInput } from '@llmjson/core';
+import { quoteInput } from '@llmjson/core/internal';
 import { UsageError } from './exit-codes.js';
 
 /** Why a file system call failed, in a few words (never the path, which the caller quotes itself). */

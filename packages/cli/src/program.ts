@@ -6,7 +6,8 @@
 
 import { readFileSync } from 'node:fs';
 import { ContractConfigurationError } from '@llmjson/contracts';
-import { ConfigurationError, ProviderFormat, quoteInput } from '@llmjson/core';
+import { ConfigurationError, ProviderFormat } from '@llmjson/core';
+import { quoteInput } from '@llmjson/core/internal';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type BatchFlags, runBatchCommand } from './batch-command.js';
 import { runCheckCommand } from './check-command.js';

@@ -20,7 +20,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type AttemptFailure, createPromptManager, type Envelope, type Llm, parseVariables } from '@llmjson/contracts';
-import { type Diagnostic, quoteInput } from '@llmjson/core';
+import type { Diagnostic } from '@llmjson/core';
+import { quoteInput } from '@llmjson/core/internal';
 import { openAICompatible, ProviderHttpError } from '@llmjson/node';
 import { coerceFromFlag } from './coerce-flag.js';
 import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';

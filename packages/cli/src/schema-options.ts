@@ -20,7 +20,8 @@ import {
   readSchemaFile,
   type SchemaRegistry,
 } from '@llmjson/contracts';
-import { isStandardSchema, type JsonSchema, quoteInput, type SchemaInput } from '@llmjson/core';
+import type { JsonSchema, SchemaInput } from '@llmjson/core';
+import { isStandardSchema, quoteInput } from '@llmjson/core/internal';
 import { UsageError } from './exit-codes.js';
 
 export interface SchemaFlags {

@@ -25,17 +25,14 @@ import {
   ContractViolationError,
   createPartialBuilder,
   type Diagnostic,
-  isStandardSchema,
-  isViolation,
   type JsonSchema,
-  jsonSchemaOf,
   ProviderFormat,
   type ProviderInput,
-  quoteInput,
   type SchemaInput,
   withCoercion,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { isStandardSchema, isViolation, jsonSchemaOf, quoteInput } from '@llmjson/core/internal';
 import {
   createElementStream,
   createJsonlStream,

@@ -10,8 +10,9 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { compileStandardSchema, type JsonSchema, type StandardSchemaV1 } from '@llmjson/core';
+import type { JsonSchema, StandardSchemaV1 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { compileStandardSchema } from '@llmjson/core/internal';
 import { afterAll, describe, expect, test } from 'vitest';
 import { runCli } from '../../../test/support/cli.js';
 

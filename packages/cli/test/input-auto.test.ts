@@ -146,12 +146,42 @@ describe('provider streams are decoded without a flag', () => {
       .map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
       .join('');
 
+  const aiSdk = (text: string) =>
+    [
+      { type: 'start' },
+      { type: 'start-step', request: {}, warnings: [] },
+      { type: 'text-start', id: '0' },
+      ...[...text].map((c) => ({ type: 'text-delta', id: '0', text: c })),
+      { type: 'text-end', id: '0' },
+      { type: 'finish-step', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } },
+      { type: 'finish', finishReason: 'stop', totalUsage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } },
+    ]
+      .map((part) => `${JSON.stringify(part)}\n`)
+      .join('');
+  const geminiArray = (text: string) => {
+    const pieces = text.match(/[\s\S]{1,5}/g) ?? [];
+    const events = pieces.map((piece, i) => ({
+      candidates: [
+        {
+          content: { parts: [{ text: piece }], role: 'model' },
+          index: 0,
+          ...(i === pieces.length - 1 ? { finishReason: 'STOP' } : {}),
+        },
+      ],
+      modelVersion: 'gemini-2.5-flash',
+    }));
+    return `[${events.map((e) => JSON.stringify(e, null, 2)).join('\n,\r\n')}\n]`;
+  };
+
   const bodies: [string, string, string][] = [
     ['openai', openAISse(JSONL, 'stop'), 'OpenAI chat SSE'],
     ['openai', `: OPENROUTER PROCESSING\n\n${openAISse(JSONL, 'stop')}`, 'SSE after a keep-alive comment'],
     ['anthropic', anthropicSse(JSONL), 'Anthropic SSE (event: lines first)'],
     ['openai-responses', responses(JSONL), 'OpenAI Responses SSE'],
     ['ollama', ollama(JSONL), 'Ollama NDJSON'],
+    ['ai-sdk', aiSdk(JSONL), 'AI SDK fullStream parts (JSON lines, opened by the start part)'],
+    ['ai-sdk', aiSdk(JSONL).slice(aiSdk(JSONL).indexOf('\n') + 1), 'AI SDK fullStream parts, without the start part'],
+    ['gemini', geminiArray(JSONL), "Gemini's JSON array (streamGenerateContent without alt=sse)"],
   ];
   test.each(bodies)('%s: %s', async (format, body) => {
     const fromText = await run(['jsonl', '--input', 'text'], JSONL);
@@ -212,7 +242,7 @@ describe('--input choices', () => {
 
 describe('the decision rule', () => {
   test('text that cannot start a provider stream is decided on its first character', () => {
-    for (const start of ['H', '[', '`', '"', '1', 'x']) expect(decideInput(start, false)).toEqual({ kind: 'text' });
+    for (const start of ['H', '`', '"', '1', 'x']) expect(decideInput(start, false)).toEqual({ kind: 'text' });
     expect(decideInput('d', false)).toBeUndefined();
     expect(decideInput('dat', false)).toBeUndefined();
     expect(decideInput('dx', false)).toEqual({ kind: 'text' });
@@ -236,6 +266,43 @@ describe('the decision rule', () => {
     expect(decideInput(`{"id": "${'x'.repeat(SNIFF_LIMIT)}`, false)).toEqual({ kind: 'text' });
     const ollamaLine = '{"model":"llama3","created_at":"t","message":{"role":"assistant","content":"x"},"done":false}';
     expect(decideInput(`${ollamaLine}\n`, false)).toEqual({ kind: 'json-lines', provider: 'ollama' });
+  });
+
+  test('an array is text on its first element, unless that is an object that may be a Gemini event', () => {
+    for (const head of ['[1', '["a', '[[', '[ \n true', '[{"title"', '[\n  {\n    "answer": 1', '[{}']) {
+      expect(decideInput(head, false), head).toEqual({ kind: 'text' });
+    }
+    for (const head of ['[', '[ \r\n', '[{', '[{\n  "cand', '[{"candidates": [{"content": {"parts"']) {
+      expect(decideInput(head, false), head).toBeUndefined();
+    }
+    // The element once complete decides: a Gemini event naming its model, or text.
+    const event = { candidates: [{ content: { parts: [{ text: '} ] "x' }] } }], modelVersion: 'gemini-2.5-flash' };
+    expect(decideInput(`[${JSON.stringify(event, null, 2)}`, false)).toEqual({
+      kind: 'json-array',
+      provider: 'gemini',
+    });
+    expect(decideInput(`[${JSON.stringify(event)},`, false)).toEqual({ kind: 'json-array', provider: 'gemini' });
+    // A model's own array whose objects happen to start with `candidates`.
+    expect(decideInput('[{"candidates": ["Ada", "Grace"]}, {"candidates": []}]', false)).toEqual({ kind: 'text' });
+    expect(decideInput('[{"candidates": [{"content": {}}]}]', false)).toEqual({ kind: 'text' });
+    expect(decideInput('[{"candidates": [', true)).toEqual({ kind: 'text' });
+  });
+
+  test('AI SDK fullStream parts: a hyphenated part type, or the start part followed by one', () => {
+    const part = '{"type":"text-delta","id":"0","text":"{\\"a\\": 1}"}';
+    expect(decideInput(`${part}\n`, false)).toEqual({ kind: 'json-lines', provider: 'ai-sdk' });
+    expect(decideInput('{"type":"start"}\n', false)).toBeUndefined();
+    expect(decideInput('{"type":"start"}\n{"type":"start-step","request":{},"warnings":[]}\n', false)).toEqual({
+      kind: 'json-lines',
+      provider: 'ai-sdk',
+    });
+    // An answer's own lines: a type without a hyphen, or a start line followed by anything else.
+    expect(decideInput('{"type": "start"}\n{"type": "finish"}\n', false)).toEqual({ kind: 'text' });
+    expect(decideInput('{"type": "start"}\n{"a": 1}\n', false)).toEqual({ kind: 'text' });
+    expect(decideInput('{"type": "start"}\nplain\n', false)).toEqual({ kind: 'text' });
+    expect(decideInput('{"type": "start"}', true)).toEqual({ kind: 'text' });
+    expect(decideInput('{"type": "start"}\n', true)).toEqual({ kind: 'text' });
+    expect(decideInput('{"type": "finish", "finishReason": "stop"}\n', false)).toEqual({ kind: 'text' });
   });
 
   test('an AWS event stream (Bedrock) is never read as text', () => {

@@ -5,7 +5,7 @@
  * Every problem is returned, each with a code and the prompt id.
  */
 
-import { isStandardSchema, quoteInput } from '@llmjson/core';
+import { isStandardSchema, quoteInput } from '@llmjson/core/internal';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 import { configProblems, type PromptConfig, type PromptEntry } from './prompt-config.js';
 import { compileContractSchema, type SchemaRegistry, type SchemaRootKind } from './schema-registry.js';

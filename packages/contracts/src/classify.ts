@@ -18,16 +18,9 @@
  * - `invalid`: none of the above.
  */
 
-import {
-  type Diagnostic,
-  extractAllJson,
-  extractElements,
-  JsonScanner,
-  type JsonSchema,
-  parseJsonl,
-  SCAN_MORE,
-} from '@llmjson/core';
+import { type Diagnostic, extractAllJson, extractElements, type JsonSchema, parseJsonl } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { JsonScanner, SCAN_MORE } from '@llmjson/core/internal';
 import { isTruncated, parseJsonResponse } from './responses.js';
 
 export type ClassifyMode = 'json' | 'jsonl' | 'elements' | 'salvage';

@@ -16,14 +16,11 @@ import {
   ConfigurationError,
   ConfigurationErrorCode,
   type Diagnostic,
-  isStandardSchema,
   type JsonSchema,
-  jsonSchemaOf,
-  quoteInput,
   type SchemaError,
   type SchemaInput,
-  subSchemaAt,
 } from '@llmjson/core';
+import { isStandardSchema, jsonSchemaOf, quoteInput, subSchemaAt } from '@llmjson/core/internal';
 
 /** Longest excerpt of the answer a correction quotes, in characters. */
 export const MAX_EXCERPT_LENGTH = 160;

@@ -8,7 +8,8 @@
  *   model's answer is not JSON or does not match. Retry, fall back to another model, or report.
  */
 
-import { type Diagnostic, LlmjsonError, quoteInput, type SchemaError } from '@llmjson/core';
+import { type Diagnostic, LlmjsonError, type SchemaError } from '@llmjson/core';
+import { quoteInput } from '@llmjson/core/internal';
 
 export const ContractErrorCode = {
   /** A JSON or JSONL prompt declares neither `schema` nor `schema_ref`. */

@@ -10,6 +10,7 @@
  */
 
 import type { JsonSchema, LlmOutput, LlmResult } from '@llmjson/core';
+import { createUtf8Chunks } from '@llmjson/core/internal';
 
 export type { LlmOutput, LlmResult };
 
@@ -76,28 +77,21 @@ async function* textChunks(output: LlmOutput): AsyncIterable<string> {
     yield output;
     return;
   }
-  const utf8 = new TextDecoder('utf-8');
-  let pending = false;
+  const utf8 = createUtf8Chunks();
   const iterable: AsyncIterable<string | Uint8Array> =
     Symbol.asyncIterator in output ? output : readableIterable(output as ReadableStream<string | Uint8Array>);
   for await (const chunk of iterable) {
     if (typeof chunk === 'string') {
-      if (pending) {
-        const rest = utf8.decode();
-        pending = false;
-        if (rest !== '') yield rest;
-      }
+      const rest = utf8.flush();
+      if (rest !== '') yield rest;
       if (chunk !== '') yield chunk;
     } else {
-      pending = true;
-      const text = utf8.decode(chunk, { stream: true });
+      const text = utf8.decode(chunk);
       if (text !== '') yield text;
     }
   }
-  if (pending) {
-    const rest = utf8.decode();
-    if (rest !== '') yield rest;
-  }
+  const rest = utf8.flush();
+  if (rest !== '') yield rest;
 }
 
 async function* readableIterable<T>(stream: ReadableStream<T>): AsyncIterable<T> {

@@ -18,7 +18,8 @@
  * become the template's variables.
  */
 
-import { isStandardSchema, quoteInput, type SchemaInput } from '@llmjson/core';
+import type { SchemaInput } from '@llmjson/core';
+import { isStandardSchema, quoteInput } from '@llmjson/core/internal';
 import Handlebars from 'handlebars';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 import type { ResponseType } from './llm.js';

@@ -63,24 +63,20 @@ import {
   type CoerceOption,
   ConfigurationError,
   ConfigurationErrorCode,
-  coercionRules,
   createElementScanner,
   createJsonlDecoder,
   createPartialBuilder,
   type Diagnostic,
-  excerptAround,
   extractJson,
-  isStandardSchema,
   type JsonSchema,
-  jsonSchemaOf,
   linePrefixCheck,
-  quoteInput,
   type SchemaInput,
   type SchemaValue,
   type StandardSchemaV1,
   withCoercion,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { coercionRules, excerptAround, isStandardSchema, jsonSchemaOf, quoteInput } from '@llmjson/core/internal';
 import { type CatalogReport, checkCatalog } from './catalog.js';
 import {
   type AttemptFailure,

@@ -41,18 +41,11 @@ import {
   type CompiledSchema,
   ConfigurationError,
   ConfigurationErrorCode,
-  coercionRules,
   DEFAULT_MAX_DEPTH,
   type Diagnostic,
-  depthExceeds,
-  excerptAround,
   extractJson,
-  isStandardSchema,
   type JsonlOptions,
-  jsonSchemaOf,
-  mayExceedDepth,
   parseJsonl,
-  quoteInput,
   type SalvagedValue,
   type SchemaInput,
   type SchemaValue,
@@ -60,6 +53,15 @@ import {
   withCoercion,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import {
+  coercionRules,
+  depthExceeds,
+  excerptAround,
+  isStandardSchema,
+  jsonSchemaOf,
+  mayExceedDepth,
+  quoteInput,
+} from '@llmjson/core/internal';
 import { type ContractFailure, FailureDetail, type IncompleteAnswer } from './errors.js';
 import { compileSchemaInput } from './schema-registry.js';
 
@@ -72,6 +74,8 @@ const TRUNCATION_REASONS = new Set([
   'model_length',
   // Bedrock ConverseStream: the input and the answer filled the model's context window.
   'model_context_window_exceeded',
+  // Amazon Titan on Bedrock InvokeModel (`completionReason`).
+  'LENGTH',
 ]);
 
 /** True when a provider's finish reason says the answer was cut off at the token limit. */

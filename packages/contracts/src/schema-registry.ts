@@ -24,16 +24,9 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  type CompiledSchema,
-  type CompileOptions,
-  compileStandardSchema,
-  isStandardSchema,
-  type JsonSchema,
-  quoteInput,
-  type SchemaInput,
-} from '@llmjson/core';
+import type { CompiledSchema, CompileOptions, JsonSchema, SchemaInput } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { compileStandardSchema, isStandardSchema, quoteInput } from '@llmjson/core/internal';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 
 export type SchemaRootKind = 'workspace' | 'user' | 'builtin' | 'custom';

@@ -77,7 +77,7 @@ describe('parseJsonResponse', () => {
   });
 
   test('an answer cut off at the token limit is incomplete, never repaired — even when it parses', () => {
-    for (const finishReason of ['length', 'max_tokens', 'MAX_TOKENS', 'max_output_tokens']) {
+    for (const finishReason of ['length', 'max_tokens', 'MAX_TOKENS', 'max_output_tokens', 'LENGTH']) {
       expect(isTruncated(finishReason)).toBe(true);
       expect(
         parseJsonResponse('{"sections": [{"title": "A", "start', { schema: sectioning, finishReason }),

@@ -12,8 +12,8 @@
  * offset, path inside the element).
  *
  * Invariants: chunking does not matter (what is decided depends on the element's text only);
- * each character is read once, by a JsonScanner driving the checker or — inside a string whose
- * text no check reads — by a plain loop that only looks for its end; the text kept is what a
+ * each character is read once, by one loop that follows the JSON syntax and drives the checker
+ * (strings whose text no check reads crossed without a copy); the text kept is what a
  * key, number or checked string in flight needs, and per open container a small frame (all of
  * it the shared engine's: PrefixFeed, prefix-feed.ts).
  */
@@ -78,13 +78,6 @@ class ElementPrefix implements ElementPrefixCheck {
   }
 
   feed(piece: string, at: number): void {
-    const feed = this.#feed;
-    if (!feed.live || piece.length === 0) return;
-    let from = 0;
-    if (feed.skipping) {
-      from = feed.skip(piece, 0, piece.length);
-      if (from < 0) return;
-    }
-    feed.scan(from === 0 ? piece : piece.slice(from), at + from);
+    this.#feed.write(piece, 0, piece.length, at);
   }
 }

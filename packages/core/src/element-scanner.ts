@@ -158,7 +158,7 @@ class Scanner implements ElementScanner, ScanEvents {
   private readonly path: string;
   private readonly validator;
   private readonly maxElementLength: number;
-  private readonly json = new JsonScanner();
+  private readonly json: JsonScanner;
 
   private retained = '';
   private retainedBase = 0;
@@ -199,11 +199,9 @@ class Scanner implements ElementScanner, ScanEvents {
       ...(options.coerceWith === undefined ? {} : { coerceWith: options.coerceWith }),
     });
     this.sink = sink;
-    this.json.events = this;
-    // Only the elements and the keys on the path matter: nothing deeper raises an event.
-    this.json.eventDepth = this.depth;
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
-    this.json.maxDepth = options.maxDepth ?? 512;
+    // Only the elements and the keys on the path matter: nothing deeper raises an event.
+    this.json = new JsonScanner({ maxDepth: options.maxDepth ?? 512, events: this, eventDepth: this.depth });
     this.prefix = this.prefixCheck(options, elementSchema);
   }
 
@@ -262,10 +260,9 @@ class Scanner implements ElementScanner, ScanEvents {
       // Text before the document was never kept: the retained text starts at the document.
       this.retainedBase = this.received - this.retained.length;
     }
-    this.json.base = base;
     this.chunk = text;
     this.chunkBase = base;
-    const end = this.json.scan(text, 0);
+    const end = this.json.scan(text, 0, base);
     if (this.finished) {
       // An element in this chunk was broken or too long: already reported, scanning stopped.
     } else if (end === SCAN_ERROR) {
@@ -327,7 +324,7 @@ class Scanner implements ElementScanner, ScanEvents {
     }
     // The element's text is parsed by JSON.parse when it closes: the scanner need only find
     // its end (see `checkElement` for how its errors are still reported exactly).
-    this.json.skimNext = true;
+    this.json.skimValue();
   }
 
   valueEnd(depth: number, end: number): void {
@@ -423,11 +420,9 @@ class Scanner implements ElementScanner, ScanEvents {
   private checkElement(): boolean {
     const start = this.elementStart;
     if (start < 0 || this.finished) return false;
-    const check = new JsonScanner();
-    check.base = start;
-    check.maxDepth = this.json.maxDepth - this.depth;
+    const check = new JsonScanner({ maxDepth: this.json.maxDepth - this.depth });
     const limit = Math.min(this.received, start + this.maxElementLength + 1);
-    if (check.scan(this.slice(start, limit), 0) === SCAN_ERROR) {
+    if (check.scan(this.slice(start, limit), 0, start) === SCAN_ERROR) {
       const tooDeep = check.depthExceeded;
       this.stop(
         start + check.errorIndex,

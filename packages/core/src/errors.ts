@@ -6,7 +6,8 @@
  * - `ContractViolationError` (core: `failFast` ended a stream; `CONTRACT_VALIDATION_FAILED`);
  * - `ContractConfigurationError` and `ContractValidationError` (@llmjson/contracts);
  * - `ProviderHttpError` (`PROVIDER_HTTP_ERROR`, with the status and an excerpt of the body) and
- *   `ProviderTimeoutError` (`IDLE_TIMEOUT`, `TOTAL_TIMEOUT`) (@llmjson/node).
+ *   `ProviderTimeoutError` (`IDLE_TIMEOUT`, `TOTAL_TIMEOUT`) (core's `openAICompatible`,
+ *   re-exported by @llmjson/node and @llmjson/web).
  * Bad input is never an error: it is a diagnostic (diagnostics.ts).
  */
 

@@ -31,6 +31,7 @@ import { jsonrepair } from 'jsonrepair';
 import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
 import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.js';
 import { coercionDiagnostic, validatorFor } from './engine.js';
+import { fencedBlocks, inlineCodeSpans } from './fence.js';
 import {
   createSalvageScanner,
   isNestedInFailure,
@@ -110,18 +111,8 @@ function preferred<T>(values: readonly SalvagedValue<T>[]): SalvagedValue<T> | u
 /** Places where near-JSON may sit, in the order of preference. */
 function repairCandidates(text: string): { source: SalvageSource; start: number; end: number }[] {
   const candidates: { source: SalvageSource; start: number; end: number }[] = [];
-  const fence = /^[ \t]*(`{3,}|~{3,})[ \t]*[\w.+#-]*[ \t]*\r?\n([\s\S]*?)(?:^[ \t]*\1[ \t]*\r?$|(?![\s\S]))/gm;
-  for (let m = fence.exec(text); m !== null; m = fence.exec(text)) {
-    const body = m[2] ?? '';
-    const start = m.index + m[0].indexOf(body);
-    candidates.push({ source: 'fence', start, end: start + body.length });
-    if (m[0].length === 0) fence.lastIndex++;
-  }
-  const inline = /(`+)([^`\n]+?)\1/g;
-  for (let m = inline.exec(text); m !== null; m = inline.exec(text)) {
-    const start = m.index + (m[1] ?? '').length;
-    candidates.push({ source: 'inline', start, end: start + (m[2] ?? '').length });
-  }
+  for (const block of fencedBlocks(text)) candidates.push({ source: 'fence', start: block.start, end: block.end });
+  for (const span of inlineCodeSpans(text)) candidates.push({ source: 'inline', start: span.start, end: span.end });
   // The span from the first opening to the last closing bracket: near-JSON with prose (or a
   // JSONP wrapper) around it, or the whole text when nothing surrounds it. Never the whole text
   // otherwise: repair would read any prose as an array of words.

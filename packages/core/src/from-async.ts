@@ -3,7 +3,7 @@
  * (async-iterable or not: Safari's is not) is read through its reader, which is cancelled when
  * the consumer stops early; an async iterable (an async generator, a Node Readable) is
  * iterated. The result feeds Node's `Readable.from` and the
- * Web's `ReadableStream.from` (and `readableFrom` / `readableStreamFrom` of the adapters), so
+ * Web's `ReadableStream.from` (and `readableFrom` of the adapters), so
  * every llmjson stream takes it. An exception the source throws reaches the consumer unchanged:
  * the stream reading it errors with it.
  *

@@ -6,20 +6,11 @@ export {
   type CoercionOptions,
   type CoercionResult,
   CoercionRule,
-  coerceToSchema,
-  coercionRules,
   MAX_COERCION_DEPTH,
   withCoercion,
 } from './coerce.js';
-export { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from './depth.js';
-export {
-  type Diagnostic,
-  DiagnosticReason,
-  excerptAround,
-  MAX_QUOTED_LENGTH,
-  quoteInput,
-  type SchemaError,
-} from './diagnostics.js';
+export { DEFAULT_MAX_DEPTH } from './depth.js';
+export { type Diagnostic, DiagnosticReason, type SchemaError } from './diagnostics.js';
 export {
   type ElementPrefixCheck,
   type ElementPrefixFactory,
@@ -34,40 +25,19 @@ export {
   type ElementSink,
   type ElementStats,
   extractElements,
-  parseElementPath,
 } from './element-scanner.js';
-export {
-  createDecodedWriter,
-  createEncodingCheck,
-  type DecodedWriter,
-  type EncodingCheck,
-} from './encoding-check.js';
-export {
-  checkHighWaterMark,
-  type DiagnosticCounts,
-  type Engine,
-  type StreamOptions,
-  type ValidatorOptions,
-} from './engine.js';
+export type { DiagnosticCounts, Engine, ValidatorOptions } from './engine.js';
 export { LlmjsonError } from './errors.js';
 export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './extract-json.js';
 export {
   type Abortable,
   CONTRACT_VALIDATION_FAILED,
   ContractViolationError,
-  checkFailFastOptions,
-  createFailFast,
-  type FailFast,
   type FailFastOptions,
-  isViolation,
-  violationOf,
 } from './fail-fast.js';
-export { isFenceLine } from './fence.js';
-export { aiSdkLine, fromAiSdk } from './from-ai-sdk.js';
+export { fromAiSdk } from './from-ai-sdk.js';
 export { type AsyncSource, fromAsync, type ReadableStreamLike } from './from-async.js';
-export { JsonScanner, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './json-scanner.js';
 export {
-  checkJsonlOptions,
   createJsonlDecoder,
   DEFAULT_MAX_LINE_LENGTH,
   type JsonlDecoder,
@@ -82,6 +52,16 @@ export {
 export { type LinePrefixCheck, type LinePrefixFactory, linePrefixCheck } from './jsonl-prefix.js';
 export type { LlmOutput, LlmResult } from './llm-result.js';
 export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  type OpenAICompatibleOptions,
+  type OpenAICompatibleRequest,
+  type OpenAICompatibleResult,
+  openAICompatible,
+  ProviderHttpError,
+  ProviderTimeoutCode,
+  ProviderTimeoutError,
+} from './openai-compatible.js';
+export {
   applyChanges,
   type Change,
   createPartialBuilder,
@@ -92,15 +72,9 @@ export {
   type PartialStats,
   type PathSegment,
 } from './partial-value.js';
-export {
-  PrefixChecker,
-  type PrefixCheckOptions,
-  type PrefixPathSegment,
-  type PrefixViolation,
-} from './prefix-check.js';
+export type { PrefixPathSegment, PrefixViolation } from './prefix-check.js';
 export { createProviderDecoder } from './provider/decoder.js';
 export {
-  PROVIDER_DECODER_STATE,
   type ProviderDecoder,
   type ProviderDecoderOptions,
   type ProviderError,
@@ -128,24 +102,12 @@ export {
   type CompileOptions,
   ConfigurationError,
   ConfigurationErrorCode,
-  elementSchemaAt,
-  formatSchemaErrors,
   type JsonSchema,
   type JsonSchemaCompiler,
-  subSchemaAt,
   type ValidationResult,
 } from './schema-validator.js';
+export type { SchemaInput, SchemaValue, StandardSchemaV1 } from './standard-schema.js';
 export {
-  compileStandardSchema,
-  isStandardSchema,
-  issuePointer,
-  jsonSchemaOf,
-  type SchemaInput,
-  type SchemaValue,
-  type StandardSchemaV1,
-} from './standard-schema.js';
-export {
-  checkStructuredOutputOptions,
   DEFAULT_STRUCTURED_OUTPUT_NAME,
   type ProviderJsonSchema,
   STRICT_UNSUPPORTED_KEYWORDS,

@@ -7,7 +7,9 @@
  * JSON (then `errorIndex` and `errorMessage` say where and why). `end()` reports what the end
  * of input decides. The scanner keeps no copy of the text: its state is a container stack and
  * a few integers, so scanning a value split over any number of calls costs the same as
- * scanning it in one call.
+ * scanning it in one call. What an engine needs beyond syntax (a depth limit, structure events,
+ * position tracking) is set once, through the constructor's options; `reset()` starts the next
+ * value with the same setup.
  *
  * Invariants:
  * - Accepts exactly RFC 8259 (the grammar `JSON.parse` implements): a value is accepted by
@@ -96,23 +98,48 @@ export interface ScanEvents {
   key(depth: number, start: number, end: number): void;
 }
 
+/** How a scanner is set up; fixed for its lifetime. */
+export interface JsonScannerOptions {
+  /**
+   * Deepest nesting accepted (containers open at once). Beyond it the scan fails with
+   * `depthExceeded` set. Default: unlimited (the stack is an array, never the call stack).
+   */
+  readonly maxDepth?: number;
+  /** Value and key boundaries, for engines that follow the structure (element streams). Default: none. */
+  readonly events?: ScanEvents;
+  /** Events fire only for values and keys at most this deep (an engine that needs less saves calls). Default: all. */
+  readonly eventDepth?: number;
+  /**
+   * Position tracking, for salvage: `stringBrackets` and `children` are kept. Default `false`
+   * (the JSONL decoder does not pay for it).
+   */
+  readonly track?: boolean;
+}
+
 // Internal state is in `#private` fields and methods: a minifier may shorten their names (a
 // TypeScript `private` member is an ordinary property at run time, shipped under its full name
 // in every page's bundle). Measured: no difference in scanning speed on Node 20.
 export class JsonScanner {
+  readonly #maxDepth: number;
+  readonly #events: ScanEvents | undefined;
+  readonly #eventDepth: number;
+  readonly #tracking: boolean;
+
+  constructor(options: JsonScannerOptions = {}) {
+    this.#maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
+    this.#events = options.events;
+    this.#eventDepth = options.eventDepth ?? Number.POSITIVE_INFINITY;
+    this.#tracking = options.track === true;
+  }
+
   #state = VALUE;
   readonly #stack: number[] = [];
   #isKey = false;
   #literal = '';
   #literalIndex = 0;
   #unicodeLeft = 0;
-  /**
-   * Tracking for salvage (off by default; the JSONL decoder does not pay for it). When on,
-   * positions are absolute: `base` is added to every index of the text passed to `scan`.
-   */
-  #tracking = false;
-  /** Absolute offset of index 0 of the text being scanned (tracking only). */
-  base = 0;
+  /** Absolute offset of index 0 of the text being scanned: the `base` given to `scan`. */
+  #base = 0;
   /** Absolute positions of `{` and `[` met inside strings (tracking only). */
   readonly stringBrackets: number[] = [];
   /**
@@ -123,33 +150,38 @@ export class JsonScanner {
   readonly children: number[] = [];
   readonly #openAt: number[] = [];
 
-  /**
-   * Deepest nesting accepted (containers open at once). Beyond it the scan fails with
-   * `depthExceeded` set. Default: unlimited (the stack is an array, never the call stack).
-   */
-  maxDepth = Number.POSITIVE_INFINITY;
-  /** True when the last failure was nesting deeper than `maxDepth`. */
-  depthExceeded = false;
+  #depthExceeded = false;
 
-  #tooDeep(index: number): number {
-    this.depthExceeded = true;
-    return this.#fail(index, `nesting deeper than maxDepth (${this.maxDepth})`);
+  /** The deepest nesting accepted (`maxDepth` of the options). */
+  get maxDepth(): number {
+    return this.#maxDepth;
   }
 
-  /** Value and key boundaries, for engines that follow the structure (element streams). */
-  events: ScanEvents | undefined;
-  /** Events fire only for values and keys at most this deep (an engine that needs less saves calls). */
-  eventDepth = Number.POSITIVE_INFINITY;
+  /** True when the last failure was nesting deeper than `maxDepth`. */
+  get depthExceeded(): boolean {
+    return this.#depthExceeded;
+  }
+
+  #tooDeep(index: number): number {
+    this.#depthExceeded = true;
+    return this.#fail(index, `nesting deeper than maxDepth (${this.#maxDepth})`);
+  }
+
   #keyStart = 0;
-  /**
-   * Set by `events.valueStart` to skim the value that starts: when it is an object or an array,
-   * its contents are followed only as far as brackets and strings go, without checking their
-   * syntax, until its closing bracket — several times faster than scanning. The caller must
-   * check the skimmed text itself (an element stream parses it with `JSON.parse`): a skimmed
-   * container's text is valid JSON only if `JSON.parse` accepts it. Reset after each value start.
-   */
-  skimNext = false;
+  #skimNext = false;
   #skimLevel = 0; // containers open inside the skimmed one, itself included
+
+  /**
+   * Called from `events.valueStart` to skim the value that starts: when it is an object or an
+   * array, its contents are followed only as far as brackets and strings go, without checking
+   * their syntax, until its closing bracket — several times faster than scanning. The caller
+   * must check the skimmed text itself (an element stream parses it with `JSON.parse`): a
+   * skimmed container's text is valid JSON only if `JSON.parse` accepts it. Applies to that one
+   * value only.
+   */
+  skimValue(): void {
+    this.#skimNext = true;
+  }
 
   /** Absolute start of the object key being scanned (its opening quote), or -1. */
   get keyOpenAt(): number {
@@ -162,18 +194,17 @@ export class JsonScanner {
     return kind === OBJECT ? 'object' : kind === ARRAY ? 'array' : undefined;
   }
 
-  /** Turns position tracking on (for salvage); takes effect from the next `reset()`. */
-  track(): void {
-    this.#tracking = true;
-  }
-
-  /** Index in the last scanned text where the error was found (valid after `SCAN_ERROR`). */
-  errorIndex = 0;
+  #errorIndex = 0;
   #message = '';
   // An `unexpected character` error keeps its parts and builds the message only when read:
   // salvage abandons many candidates in prose and reads few of the messages.
   #unexpectedState = -1;
   #unexpectedCode = 0;
+
+  /** Index in the last scanned text where the error was found (valid after `SCAN_ERROR`). */
+  get errorIndex(): number {
+    return this.#errorIndex;
+  }
 
   /** Why the text cannot be JSON (valid after `SCAN_ERROR`, or after `end()` returned false). */
   get errorMessage(): string {
@@ -186,11 +217,12 @@ export class JsonScanner {
     return this.#message;
   }
 
-  set errorMessage(message: string) {
+  #setMessage(message: string): void {
     this.#message = message;
     this.#unexpectedState = -1;
   }
 
+  /** Starts a new value: everything the last one left is forgotten. */
   reset(): void {
     this.#state = VALUE;
     // Popping a few entries is cheaper than setting `length` (salvage resets after every
@@ -203,10 +235,10 @@ export class JsonScanner {
     }
     this.#isKey = false;
     this.#unicodeLeft = 0;
-    this.skimNext = false;
+    this.#skimNext = false;
     this.#skimLevel = 0;
-    this.depthExceeded = false;
-    this.errorMessage = '';
+    this.#depthExceeded = false;
+    this.#setMessage('');
   }
 
   /** Current nesting depth (open objects and arrays). */
@@ -227,8 +259,8 @@ export class JsonScanner {
 
   #fail(index: number, message: string): number {
     this.#state = FAILED;
-    this.errorIndex = index;
-    this.errorMessage = message;
+    this.#errorIndex = index;
+    this.#setMessage(message);
     return SCAN_ERROR;
   }
 
@@ -237,7 +269,7 @@ export class JsonScanner {
     this.#unexpectedState = state;
     this.#unexpectedCode = code;
     this.#state = FAILED;
-    this.errorIndex = index;
+    this.#errorIndex = index;
     return SCAN_ERROR;
   }
 
@@ -249,13 +281,13 @@ export class JsonScanner {
     if (this.#stack.length === 0) return;
     const children = this.children;
     while (children.length > 0 && (children[children.length - 2] as number) > start) children.length -= 2;
-    children.push(start, this.base + index + 1);
+    children.push(start, this.#base + index + 1);
   }
 
   /** A value just finished: either the top-level value is done or its container continues. */
   #closeValue(end: number): boolean {
-    if (this.events !== undefined && this.#stack.length <= this.eventDepth) {
-      this.events.valueEnd(this.#stack.length, this.base + end);
+    if (this.#events !== undefined && this.#stack.length <= this.#eventDepth) {
+      this.#events.valueEnd(this.#stack.length, this.#base + end);
     }
     if (this.#stack.length === 0) {
       this.#state = DONE;
@@ -265,7 +297,13 @@ export class JsonScanner {
     return false;
   }
 
-  scan(text: string, from = 0): number {
+  /**
+   * Scans `text[from..]`, the continuation of the value; `base` is the absolute offset of
+   * `text[0]`, added to the positions of events, `stringBrackets` and `children` (the returned
+   * index and `errorIndex` stay indexes into `text`).
+   */
+  scan(text: string, from = 0, base = 0): number {
+    this.#base = base;
     if (this.#state === DONE) return from;
     if (this.#state === FAILED) return SCAN_ERROR;
     const length = text.length;
@@ -279,7 +317,7 @@ export class JsonScanner {
           let d = c;
           if (this.#tracking) {
             while (d !== 0x22 && d !== 0x5c && d >= 0x20) {
-              if (d === 0x7b || d === 0x5b) this.stringBrackets.push(this.base + j);
+              if (d === 0x7b || d === 0x5b) this.stringBrackets.push(base + j);
               j++;
               if (j === length) break;
               d = text.charCodeAt(j);
@@ -309,8 +347,8 @@ export class JsonScanner {
           if (d === 0x22) {
             if (this.#isKey) {
               this.#isKey = false;
-              if (this.events !== undefined && this.#stack.length <= this.eventDepth) {
-                this.events.key(this.#stack.length, this.#keyStart, this.base + i + 1);
+              if (this.#events !== undefined && this.#stack.length <= this.#eventDepth) {
+                this.#events.key(this.#stack.length, this.#keyStart, base + i + 1);
               }
               state = COLON;
             } else {
@@ -386,7 +424,7 @@ export class JsonScanner {
           if (state === KEY_OR_OBJECT_END || state === KEY) {
             if (c === 0x22) {
               this.#isKey = true;
-              this.#keyStart = this.base + i;
+              this.#keyStart = base + i;
               state = STRING;
             } else if (c === 0x7d && state === KEY_OR_OBJECT_END) {
               this.#pop(i);
@@ -406,12 +444,12 @@ export class JsonScanner {
             state = this.#state;
             break;
           }
-          if (this.events !== undefined && this.#stack.length <= this.eventDepth) {
-            this.events.valueStart(this.#stack.length, this.base + i);
-            if (this.skimNext) {
-              this.skimNext = false;
+          if (this.#events !== undefined && this.#stack.length <= this.#eventDepth) {
+            this.#events.valueStart(this.#stack.length, base + i);
+            if (this.#skimNext) {
+              this.#skimNext = false;
               if (c === 0x7b || c === 0x5b) {
-                if (this.#stack.length >= this.maxDepth) {
+                if (this.#stack.length >= this.#maxDepth) {
                   return this.#tooDeep(i);
                 }
                 this.#stack.push(c === 0x7b ? OBJECT : ARRAY);
@@ -423,19 +461,19 @@ export class JsonScanner {
           }
           switch (c) {
             case 0x7b:
-              if (this.#stack.length >= this.maxDepth) {
+              if (this.#stack.length >= this.#maxDepth) {
                 return this.#tooDeep(i);
               }
               this.#stack.push(OBJECT);
-              if (this.#tracking) this.#openAt.push(this.base + i);
+              if (this.#tracking) this.#openAt.push(base + i);
               state = KEY_OR_OBJECT_END;
               break;
             case 0x5b:
-              if (this.#stack.length >= this.maxDepth) {
+              if (this.#stack.length >= this.#maxDepth) {
                 return this.#tooDeep(i);
               }
               this.#stack.push(ARRAY);
-              if (this.#tracking) this.#openAt.push(this.base + i);
+              if (this.#tracking) this.#openAt.push(base + i);
               state = VALUE_OR_ARRAY_END;
               break;
             case 0x22:
@@ -615,7 +653,7 @@ export class JsonScanner {
           break;
         }
         if (c === 0x7b || c === 0x5b) {
-          if (this.#stack.length + level - 1 >= this.maxDepth) {
+          if (this.#stack.length + level - 1 >= this.#maxDepth) {
             return this.#tooDeep(i);
           }
           level++;
@@ -647,7 +685,7 @@ export class JsonScanner {
       this.#state = DONE;
       return true;
     }
-    this.errorMessage = this.started ? this.#openDescription() : 'no JSON value';
+    this.#setMessage(this.started ? this.#openDescription() : 'no JSON value');
     return false;
   }
 

@@ -750,10 +750,9 @@ class Decoder implements JsonlDecoder {
   /** Reports a parsed value nested deeper than `maxDepth`, at the bracket that went too deep. */
   #tooDeep(line: number, endLine: number, offset: number, text: string, lines: number): void {
     // Rare: find the exact column with a scanner limited to maxDepth (on the first line's text).
-    const scanner = this.#depthScanner ?? new JsonScanner();
+    const scanner = this.#depthScanner ?? new JsonScanner({ maxDepth: this.#maxDepth });
     this.#depthScanner = scanner;
     scanner.reset();
-    scanner.maxDepth = this.#maxDepth;
     const column = scanner.scan(text, 0) === SCAN_ERROR && scanner.depthExceeded ? scanner.errorIndex : 0;
     this.#report(
       DiagnosticReason.tooDeep,

@@ -44,9 +44,8 @@ const PREFIX_LIVE = 2; // the value is scanned and checked (while the feed is li
 const PREFIX_OFF = 3; // nothing more of this line is looked at
 
 /**
- * The prefix check of the line in flight: a PrefixFeed (prefix-feed.ts: a JsonScanner whose
- * structure events drive a PrefixChecker, strings no check reads crossed by a plain loop) fed
- * each piece of the line as it arrives. It keeps no text but what a key, number or checked
+ * The prefix check of the line in flight: a PrefixFeed (prefix-feed.ts: one loop that follows
+ * the JSON syntax and drives a PrefixChecker) fed each piece of the line as it arrives. It keeps no text but what a key, number or checked
  * string in flight needs (bounded by the line, itself bounded by `maxLineLength`), and per open
  * container a small frame.
  *
@@ -80,6 +79,7 @@ class LinePrefix implements LinePrefixCheck {
     onViolation: (violation: PrefixViolation, lineStart: number) => void,
   ) {
     this.#feed = new PrefixFeed(schema, exported, undefined, maxDepth, (found) => this.#violation(found));
+    this.#feed.endAtCarriageReturn = true;
     this.#maxLineLength = maxLineLength;
     this.#onViolation = onViolation;
   }
@@ -91,6 +91,15 @@ class LinePrefix implements LinePrefixCheck {
    * only with the line's first piece).
    */
   feed(lineStart: number, at: number, piece: string, blockIndent: number): void {
+    const end = at + piece.length;
+    if (lineStart === this.#lineStart && at === this.#fed && this.#state === PREFIX_LIVE && end < this.#maxLineLength) {
+      // The common case: the next piece of a line being checked, well within maxLineLength.
+      this.#fed = end;
+      const feed = this.#feed;
+      feed.write(piece, 0, piece.length, lineStart + at);
+      if (!feed.live) this.#stop();
+      return;
+    }
     if (lineStart !== this.#lineStart) {
       this.#stop();
       this.#lineStart = lineStart;
@@ -116,20 +125,9 @@ class LinePrefix implements LinePrefixCheck {
     }
     this.#fed = at + to;
     const feed = this.#feed;
-    if (feed.skipping) {
-      from = feed.skip(piece, from, to);
-    } else if (this.#state !== PREFIX_LIVE) {
-      from = this.#first(piece, from, to, at);
-    }
-    if (from >= 0 && from < to) {
-      const cr = piece.indexOf('\r', from);
-      if (cr !== -1 && cr < to) {
-        to = cr;
-        last = true;
-      }
-      if (from < to)
-        feed.scan(from === 0 && to === piece.length ? piece : piece.slice(from, to), lineStart + at + from);
-    }
+    if (this.#state !== PREFIX_LIVE) from = this.#first(piece, from, to, at);
+    // The feed stops by itself at the first `\r`.
+    if (from >= 0 && from < to) feed.write(piece, from, to, lineStart + at);
     // The value ended, the text can no longer be JSON, or a violation was reported: the feed stopped.
     if (last || (this.#state === PREFIX_LIVE && !feed.live)) this.#stop();
   }
@@ -145,7 +143,7 @@ class LinePrefix implements LinePrefixCheck {
       if (c === 0x0d) return this.#invalid();
       if (this.#state === PREFIX_BRACKET) {
         this.#begin();
-        this.#feed.scan('[', this.#bracketAt);
+        this.#feed.write('[', 0, 1, this.#bracketAt);
         return this.#feed.live ? i : -1;
       }
       const column = at + i;

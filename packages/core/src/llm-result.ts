@@ -1,7 +1,8 @@
 /**
  * What a model call returns, as one type for every package: llmjson's own client
- * (`openAICompatible` in @llmjson/node) returns it, and the prompt runner (@llmjson/contracts)
- * accepts it from the user's model function. Types only, for any runtime.
+ * (`openAICompatible`, in core and re-exported by @llmjson/node and @llmjson/web) returns it,
+ * and the prompt runner (@llmjson/contracts) accepts it from the user's model function. Types
+ * only, for any runtime.
  */
 
 import type { ReadableStreamLike } from './from-async.js';

@@ -323,7 +323,7 @@ class Builder implements ScanEvents {
   readonly stats: PartialStats = { characters: 0, updates: 0, changes: 0, diagnostics: {} };
   private readonly sink: PartialSink;
   private readonly maxValueLength: number;
-  private readonly json = new JsonScanner();
+  private readonly json: JsonScanner;
   private readonly validator: CompiledSchema | undefined;
   private readonly snapshots: boolean;
   /** `snapshots: 'paced'`: an update waits until the input since the last one pays for its copies. */
@@ -377,9 +377,8 @@ class Builder implements ScanEvents {
     checkPositiveInteger('maxValueLength', options.maxValueLength, 'characters');
     checkChoice('updateOn', options.updateOn, ['changes', 'values']);
     checkChoice('nullValue', options.nullValue, ['value', 'report']);
-    this.json.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.json = new JsonScanner({ maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH, events: this });
     this.maxValueLength = options.maxValueLength ?? 8 * 1024 * 1024;
-    this.json.events = this;
     this.sink = sink;
     this.validator = validatorFor(options);
     // validatorFor checked `coerce` and `coerceWith`, and that a schema is there to guide them.
@@ -468,8 +467,7 @@ class Builder implements ScanEvents {
     }
     this.chunk = text;
     this.chunkBase = base;
-    this.json.base = base;
-    const end = this.json.scan(text, 0);
+    const end = this.json.scan(text, 0, base);
     if (end === SCAN_ERROR) {
       // The string in flight shows its text up to the error, as it would had the chunk ended
       // there: chunking does not matter.

@@ -105,6 +105,10 @@ interface Dispatch {
   readonly branches: readonly unknown[];
   /** The discriminator value's check. */
   readonly rule: Rule;
+  /** `[rule]`. */
+  readonly rules: readonly Rule[];
+  /** Each branch's rules, compiled on first use. */
+  readonly branchRules: (readonly Rule[] | undefined)[];
 }
 
 interface Bound {
@@ -138,8 +142,20 @@ interface Rule {
   /** The keys `required` names (read only by the `null-to-absent` relaxation). */
   readonly required: ReadonlySet<string> | undefined;
   readonly context: Context;
-  /** Rules of each property's value, compiled on first use. */
-  readonly children: Map<string, readonly Rule[]>;
+  /** Rules of each property's value, and whether `properties` declares it, compiled on first use. */
+  readonly children: Map<string, KeyEntry>;
+  /** Rules of the elements past `prefix` (`rest`), compiled on first use. */
+  restRules: readonly Rule[] | undefined;
+  /** Without `properties`: what the rule says about every key, compiled on first use. */
+  anyKey: KeyEntry | undefined;
+}
+
+/** What an object's rule says about one key. */
+interface KeyEntry {
+  /** `properties` declares the key. */
+  readonly declared: boolean;
+  /** Rules of the key's value. */
+  readonly rules: readonly Rule[];
 }
 
 const NONE: readonly Rule[] = Object.freeze([]);
@@ -201,6 +217,8 @@ function makeFalse(): Rule {
     required: undefined,
     context: undefined as unknown as Context,
     children: new Map(),
+    restRules: undefined,
+    anyKey: undefined,
   };
 }
 
@@ -306,7 +324,15 @@ function ownRule(context: Context, schema: SchemaObject): Rule | undefined {
     if (typeof found !== 'string') {
       const branches = schema[found.keyword] as unknown[];
       const set = valueSet('discriminator', found.constants);
-      dispatch = { property: found.property, constants: found.constants, branches, rule: setRule(context, set) };
+      const rule = setRule(context, set);
+      dispatch = {
+        property: found.property,
+        constants: found.constants,
+        branches,
+        rule,
+        rules: [rule],
+        branchRules: [],
+      };
     }
   }
   // Both keywords at once: each applies, but neither is modelled (conservative).
@@ -363,6 +389,8 @@ function ownRule(context: Context, schema: SchemaObject): Rule | undefined {
       : undefined,
     context,
     children: new Map(),
+    restRules: undefined,
+    anyKey: undefined,
   };
 }
 
@@ -427,24 +455,42 @@ function evaluatedKeys(context: Context, top: SchemaObject): ReadonlySet<string>
   return keys;
 }
 
-/** The rules for the value of `key` in an object that `rule` describes. */
-function keyRules(rule: Rule, key: string): readonly Rule[] {
-  let rules = rule.children.get(key);
-  if (rules === undefined) {
-    const properties = rule.properties;
-    if (properties !== undefined && Object.hasOwn(properties, key)) rules = rulesOf(rule.context, properties[key]);
+/** What `rule`, an object's, says about `key`: whether it is declared, and the rules for its value. */
+function keyEntry(rule: Rule, key: string): KeyEntry {
+  const properties = rule.properties;
+  if (properties === undefined) {
+    // Every key is undeclared: one answer for all (a union's dispatching rule, a map's values).
+    let any = rule.anyKey;
+    if (any === undefined) {
+      any = { declared: false, rules: rule.patterns ? NONE : rulesOf(rule.context, rule.additional) };
+      rule.anyKey = any;
+    }
+    return any;
+  }
+  let entry = rule.children.get(key);
+  if (entry === undefined) {
+    const declared = Object.hasOwn(properties, key);
+    let rules: readonly Rule[];
+    if (declared) rules = rulesOf(rule.context, properties[key]);
     else if (rule.patterns) rules = NONE;
     else rules = rulesOf(rule.context, rule.additional);
+    entry = { declared, rules };
     // A hostile stream of distinct keys must not grow the cache without bound.
-    if (rule.children.size < 256) rule.children.set(key, rules);
+    if (rule.children.size < 256) rule.children.set(key, entry);
   }
-  return rules;
+  return entry;
 }
 
 function indexRules(rule: Rule, index: number): readonly Rule[] {
   const prefix = rule.prefix;
   if (prefix !== undefined && index < prefix.length) return rulesOf(rule.context, prefix[index]);
-  return rule.rest === undefined ? NONE : rulesOf(rule.context, rule.rest);
+  if (rule.rest === undefined) return NONE;
+  let rest = rule.restRules;
+  if (rest === undefined) {
+    rest = rulesOf(rule.context, rule.rest);
+    rule.restRules = rest;
+  }
+  return rest;
 }
 
 function concat(a: readonly Rule[], b: readonly Rule[]): readonly Rule[] {
@@ -478,7 +524,7 @@ const TYPE_NAMES: Readonly<Record<number, string>> = {
 
 interface Frame {
   rules: readonly Rule[];
-  readonly isArray: boolean;
+  isArray: boolean;
   /** An object's key that last closed (its member in flight). */
   key: string;
   /** An array's elements started so far (the last one, `count - 1`, in flight). */
@@ -617,7 +663,9 @@ function mayCoerce(
 export class PrefixChecker {
   private readonly report: (violation: PrefixViolation) => void;
   private readonly rootRules: readonly Rule[];
+  /** The open containers' frames, `open` of them (the array keeps closed ones for reuse). */
   private readonly frames: Frame[] = [];
+  private open = 0;
   // The string or scalar in flight.
   private valueRules: readonly Rule[] = NONE;
   private valueDepth = 0; // containers around the string or scalar in flight
@@ -634,6 +682,16 @@ export class PrefixChecker {
   /** Whether the string that just started is read (an `enum`, `const`, discriminator or `maxLength` applies to it). */
   get readsText(): boolean {
     return this.stringLive;
+  }
+
+  /**
+   * Whether nothing inside the container that just started can be reported (no rule applies to
+   * its members, or a coercion may change it): a driver may then skip every event inside it
+   * but its `close`.
+   */
+  get quiet(): boolean {
+    const frame = this.frames[this.open - 1];
+    return frame !== undefined && frame.rules.length === 0;
   }
   /** The coercions not to report against (`repairable`), or undefined for none. */
   private readonly repairs: Repairs | undefined;
@@ -672,7 +730,7 @@ export class PrefixChecker {
 
   /** Starts over for another document under the same schema (a JSONL line, an array element). */
   reset(): void {
-    if (this.frames.length !== 0) this.frames.length = 0;
+    this.open = 0;
     this.valueRules = NONE;
     this.valueDepth = 0;
     this.valueDispatch = undefined;
@@ -715,7 +773,7 @@ export class PrefixChecker {
       } else {
         rules = parent.next;
         dispatch = parent.nextDispatch;
-        if (dispatch !== undefined) rules = concat(rules, [dispatch.rule]);
+        if (dispatch !== undefined) rules = concat(rules, dispatch.rules);
       }
     }
     const repairs = this.repairs;
@@ -729,17 +787,31 @@ export class PrefixChecker {
     }
     if (rules.length !== 0 && !this.checkStart(rules, type, c, offset, depth)) rules = NONE;
     if (type === OBJECT || type === ARRAY) {
-      this.frames.push({
-        rules,
-        isArray: type === ARRAY,
-        key: '',
-        count: 0,
-        next: NONE,
-        nextDispatch: undefined,
-        decided: undefined,
-        nextRequired: false,
-        pending: undefined,
-      });
+      const frame = this.frames[this.open];
+      if (frame === undefined) {
+        this.frames.push({
+          rules,
+          isArray: type === ARRAY,
+          key: '',
+          count: 0,
+          next: NONE,
+          nextDispatch: undefined,
+          decided: undefined,
+          nextRequired: false,
+          pending: undefined,
+        });
+      } else {
+        frame.rules = rules;
+        frame.isArray = type === ARRAY;
+        frame.key = '';
+        frame.count = 0;
+        frame.next = NONE;
+        frame.nextDispatch = undefined;
+        frame.decided = undefined;
+        frame.nextRequired = false;
+        frame.pending = undefined;
+      }
+      this.open++;
       return;
     }
     this.valueRules = rules;
@@ -842,17 +914,24 @@ export class PrefixChecker {
       }
     } else if (trackers !== undefined) {
       for (const tracker of trackers) {
-        const alive: string[] = [];
+        // The candidates still matching; a new list only once one stops matching.
+        const candidates = tracker.alive;
+        let alive: string[] | undefined;
         let longest = from;
-        for (const candidate of tracker.alive) {
+        for (let n = 0; n < candidates.length; n++) {
+          const candidate = candidates[n] as string;
           let k = from;
           const end = Math.min(candidate.length, length);
           while (k < end && candidate.charCodeAt(k) === added.charCodeAt(k - from)) k++;
-          if (k === length) alive.push(candidate);
-          else if (k > longest) longest = k;
+          if (k === length) {
+            alive?.push(candidate);
+          } else {
+            alive ??= candidates.slice(0, n);
+            if (k > longest) longest = k;
+          }
         }
-        tracker.alive = alive;
-        if (alive.length === 0 && (bad < 0 || longest < bad)) {
+        if (alive !== undefined) tracker.alive = alive;
+        if (alive?.length === 0 && (bad < 0 || longest < bad)) {
           bad = longest;
           rule = tracker.set.rule;
           shown = tracker.set.shown;
@@ -990,10 +1069,10 @@ export class PrefixChecker {
     this.valueDispatch = undefined;
     if (rules.length === 0) return;
     if (typeof value === 'number') {
-      const path = this.pathAt(this.valueDepth);
       for (const rule of rules) {
         const broken = numberRule(rule, value);
         if (broken !== undefined) {
+          const path = this.pathAt(this.valueDepth);
           this.report({
             offset: end,
             path,
@@ -1017,14 +1096,18 @@ export class PrefixChecker {
     if (index < 0) index = this.foldedConstant(dispatch, value);
     if (index < 0) return;
     if (parent === this.frames[0]) this.rootBranch = String(dispatch.constants[index]);
-    const branch = rulesOf(dispatch.rule.context, dispatch.branches[index]);
+    let branch = dispatch.branchRules[index];
+    if (branch === undefined) {
+      branch = rulesOf(dispatch.rule.context, dispatch.branches[index]);
+      dispatch.branchRules[index] = branch;
+    }
     if (branch.length !== 0) parent.rules = concat(parent.rules, branch);
   }
 
   /** A key closed (its closing quote at `quote`) in the object at `depth - 1`. */
   key(depth: number, key: string, quote: number): void {
-    const frame = this.frames[depth - 1];
-    if (frame === undefined) return;
+    if (depth < 1 || depth > this.open) return;
+    const frame = this.frames[depth - 1] as Frame;
     frame.key = key;
     frame.next = NONE;
     frame.nextDispatch = undefined;
@@ -1034,7 +1117,8 @@ export class PrefixChecker {
     if (repairs?.nullToAbsent === true) frame.nextRequired = frame.rules.some((r) => r.required?.has(key) === true);
     let rules: readonly Rule[] = NONE;
     for (const rule of frame.rules) {
-      const declared = rule.properties !== undefined && Object.hasOwn(rule.properties, key);
+      const entry = keyEntry(rule, key);
+      const declared = entry.declared;
       let broken: 'additionalProperties' | 'unevaluatedProperties' | undefined;
       if (!declared && rule.additional === false) broken = 'additionalProperties';
       else if (rule.evaluated !== undefined && !rule.evaluated.has(key)) broken = 'unevaluatedProperties';
@@ -1057,7 +1141,7 @@ export class PrefixChecker {
         }
         return;
       }
-      rules = concat(rules, keyRules(rule, key));
+      rules = concat(rules, entry.rules);
       const dispatch = rule.dispatch;
       if (dispatch !== undefined && dispatch.property === key && frame.nextDispatch === undefined) {
         if (frame.decided === undefined) frame.decided = [];
@@ -1072,7 +1156,7 @@ export class PrefixChecker {
 
   /** The container at the top closed. */
   close(): void {
-    this.frames.pop();
+    if (this.open > 0) this.open--;
   }
 
   /**
@@ -1117,19 +1201,18 @@ function startBreaks(
   depth: number,
   repairs?: Repairs,
 ): [string, string] | undefined {
-  const seen = TYPE_NAMES[type] as string;
   for (const rule of rules) {
-    if (rule.never) return ['false', `${seen}, but the schema there is false: no value is allowed`];
+    if (rule.never) return ['false', `${TYPE_NAMES[type]}, but the schema there is false: no value is allowed`];
     const typeOk = (rule.types & type) !== 0 || (type === NUMBER && (rule.types & INTEGER) !== 0);
     if (!typeOk || (rule.dispatch !== undefined && type !== OBJECT)) {
       const allowed = rule.typeText === '' ? 'an object (every oneOf/anyOf branch is one)' : rule.typeText;
-      return ['type', `${seen}, but the schema allows ${allowed}`];
+      return ['type', `${TYPE_NAMES[type]}, but the schema allows ${allowed}`];
     }
     for (const set of rule.sets) {
       const literal = c === 0x74 ? true : c === 0x66 ? false : null;
       const ok = (set.mask & type) !== 0 && (type !== BOOLEAN && type !== NULL ? true : set.scalars.includes(literal));
       if (!ok) {
-        const what = type === BOOLEAN || type === NULL ? String(literal) : seen;
+        const what = type === BOOLEAN || type === NULL ? String(literal) : (TYPE_NAMES[type] as string);
         return [set.rule, `${what}, which is not an allowed value (${set.rule}: ${set.shown})`];
       }
     }
@@ -1146,7 +1229,8 @@ function startBreaks(
           break;
         }
       }
-      if (all) return [rule.alternativesKeyword, `${seen}, which no ${rule.alternativesKeyword} branch allows`];
+      if (all)
+        return [rule.alternativesKeyword, `${TYPE_NAMES[type]}, which no ${rule.alternativesKeyword} branch allows`];
     }
   }
   return undefined;

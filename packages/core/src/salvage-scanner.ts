@@ -15,7 +15,8 @@
  *   and candidates that started inside its strings are scanned again.
  * - `source`: `document` when a value spans the whole text apart from whitespace (any JSON
  *   value, scalars included); `fence` inside a fenced block (``` or ~~~, three or more markers
- *   at the start of a line, any one-word info string; an unclosed fence runs to the end);
+ *   at the start of a line, any one-word info string; an unclosed fence runs to the end; the
+ *   exact rules are fence.ts's);
  *   `inline` inside an inline code span (a backtick run, closed by a run of the same length
  *   on the same line); `embedded` anywhere else.
  * - Recoveries (off with `strict`), the ones the JSONL decoder makes that apply to one value
@@ -66,6 +67,7 @@ import {
   type ValidatorOptions,
   validatorFor,
 } from './engine.js';
+import { FenceLine, isFenceIndent, MAX_FENCE_INDENT } from './fence.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
 import { DEFAULT_MAX_CANDIDATE_LENGTH } from './limits.js';
 import { type CompiledSchema, ConfigurationError, type ValidationResult } from './schema-validator.js';
@@ -159,19 +161,6 @@ const STOP_SEARCH = /[{[`~\n]/g;
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
-}
-
-function isInfoChar(c: number): boolean {
-  return (
-    (c >= 0x30 && c <= 0x39) ||
-    (c >= 0x41 && c <= 0x5a) ||
-    (c >= 0x61 && c <= 0x7a) ||
-    c === 0x5f ||
-    c === 0x2e ||
-    c === 0x2b ||
-    c === 0x23 ||
-    c === 0x2d
-  );
 }
 
 /**
@@ -412,61 +401,6 @@ function validateSafely(validator: CompiledSchema, value: unknown): ValidationRe
   }
 }
 
-/** Recognises a fence line one character at a time: marker run, spaces, info string, spaces. */
-class FenceLine {
-  marker = 0;
-  count = 0;
-  phase = 0; // 0 markers, 1 spaces before info, 2 info, 3 spaces after info
-  info = '';
-  start = 0; // absolute offset of the first marker
-
-  begin(marker: number, start: number): void {
-    this.marker = marker;
-    this.count = 0;
-    this.phase = 0;
-    this.info = '';
-    this.start = start;
-  }
-
-  /** Consumes one character of the line (not the line break); false when it cannot be a fence line. */
-  accept(c: number): boolean {
-    switch (this.phase) {
-      case 0:
-        if (c === this.marker) {
-          this.count++;
-          return true;
-        }
-        if (this.count < 3) return false;
-        this.phase = 1;
-        return this.accept(c);
-      case 1:
-        if (c === 0x20 || c === 0x09 || c === 0x0d) return true;
-        if (isInfoChar(c)) {
-          this.phase = 2;
-          this.info += String.fromCharCode(c);
-          return true;
-        }
-        return false;
-      case 2:
-        if (isInfoChar(c)) {
-          this.info += String.fromCharCode(c);
-          return this.info.length <= 32;
-        }
-        if (c === 0x20 || c === 0x09 || c === 0x0d) {
-          this.phase = 3;
-          return true;
-        }
-        return false;
-      default:
-        return c === 0x20 || c === 0x09 || c === 0x0d;
-    }
-  }
-
-  get complete(): boolean {
-    return this.count >= 3;
-  }
-}
-
 /**
  * A value on its way out; `provisional` while its inline span may still fail to close; `note`
  * is its `recovered` diagnostic, sent just before it (one queue entry, so that a recovered
@@ -501,7 +435,7 @@ class Scanner implements SalvageScanner {
   private readonly maxCandidateLength: number;
   private readonly maxDepth: number;
   private readonly strict: boolean;
-  private readonly json = new JsonScanner();
+  private readonly json = new JsonScanner({ track: true });
 
   // Input kept: `retained` is the text from `retainedBase` to `received`.
   private retained = '';
@@ -556,7 +490,6 @@ class Scanner implements SalvageScanner {
     this.strict = options.strict === true;
     this.sink = sink;
     this.validator = validatorFor(options);
-    this.json.track();
   }
 
   write(text: string): void {
@@ -806,14 +739,9 @@ class Scanner implements SalvageScanner {
     return this.open || this.matchingFenceLine || this.tickRun > 0;
   }
 
-  /** True when only spaces or tabs precede `at` on its line (at most 16 of them). */
+  /** True when what precedes `at` on its line can be a fence line's indentation (fence.ts). */
   private lineIndentOnly(at: number): boolean {
-    if (at - this.lineStart > 16) return false;
-    for (let p = this.lineStart; p < at; p++) {
-      const c = this.charAt(p);
-      if (c !== 0x20 && c !== 0x09) return false;
-    }
-    return true;
+    return isFenceIndent(this.retained, this.lineStart - this.retainedBase, at - this.retainedBase);
   }
 
   // ---- backtick runs and inline code --------------------------------------------------
@@ -862,14 +790,10 @@ class Scanner implements SalvageScanner {
   /** Feeds the fence line being recognised; false when the segment is exhausted. */
   private continueFenceLine(text: string, base: number, final: boolean): boolean {
     const match = this.fenceLineMatch;
-    let i = this.cursor - base;
-    for (; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 0x0a) break;
-      if (!match.accept(c)) {
-        this.notAFenceLine();
-        return true;
-      }
+    const i = match.feed(text, this.cursor - base);
+    if (i < 0) {
+      this.notAFenceLine();
+      return true;
     }
     if (i === text.length && !final) {
       this.cursor = base + text.length;
@@ -883,7 +807,7 @@ class Scanner implements SalvageScanner {
     }
     const lineEnd = base + i;
     if (this.context === FENCE) {
-      if (match.marker === this.fenceMarker && match.count >= this.fenceLength && match.info === '') {
+      if (match.closes(this.fenceMarker, this.fenceLength)) {
         this.closeFence();
       } else {
         this.fenceHasText = true;
@@ -1062,8 +986,7 @@ class Scanner implements SalvageScanner {
   /** Scans `text[from..]` as plain JSON: the absolute end of the value, SCAN_MORE, or SCAN_ERROR (`failedAt`). */
   private scanPlain(text: string, base: number, from: number): number {
     const json = this.json;
-    json.base = base;
-    const end = json.scan(text, from);
+    const end = json.scan(text, from, base);
     if (end >= 0) return base + end;
     if (end === SCAN_ERROR) this.failedAt = base + json.errorIndex;
     return end;
@@ -1097,7 +1020,8 @@ class Scanner implements SalvageScanner {
    * Like `scanPlain`, but each comma outside a string that follows a value is held back until
    * the next non-space character: before `}` or `]` it is dropped (and remembered in
    * `dropped`), before anything else it is fed as written. The text between commas goes to the
-   * scanner in slices, with `base` set so that every position it tracks stays absolute.
+   * scanner in slices, each with its absolute offset as `base`, so that every position it
+   * tracks stays absolute.
    */
   private scanRecovering(text: string, base: number, from: number): number {
     const json = this.json;
@@ -1114,8 +1038,7 @@ class Scanner implements SalvageScanner {
         if (c === 0x7d || c === 0x5d) {
           this.dropped.push(comma);
         } else {
-          json.base = comma;
-          if (json.scan(',', 0) === SCAN_ERROR) {
+          if (json.scan(',', 0, comma) === SCAN_ERROR) {
             this.failedAt = comma;
             return SCAN_ERROR;
           }
@@ -1126,8 +1049,7 @@ class Scanner implements SalvageScanner {
       let k = text.indexOf(',', search);
       if (k < 0) k = length;
       const piece = i === 0 && k === length ? text : text.slice(i, k);
-      json.base = base + i;
-      const end = json.scan(piece, 0);
+      const end = json.scan(piece, 0, base + i);
       if (end >= 0) return base + i + end;
       if (end === SCAN_ERROR) {
         this.failedAt = base + i + json.errorIndex;
@@ -1497,7 +1419,7 @@ class Scanner implements SalvageScanner {
     if (this.open) keep = Math.min(keep, this.candidate.start);
     if (this.matchingFenceLine) keep = Math.min(keep, this.fenceLineMatch.start);
     if (this.tickRun > 0) keep = Math.min(keep, this.tickRunStart);
-    if (this.cursor - this.lineStart <= 16) keep = Math.min(keep, this.lineStart);
+    if (this.cursor - this.lineStart <= MAX_FENCE_INDENT) keep = Math.min(keep, this.lineStart);
     if (this.scalar !== undefined || this.holdingFirst) keep = Math.min(keep, Math.max(0, this.firstText));
     // Dropping costs a copy of what is kept: do it once there is something worth dropping.
     if (keep - this.retainedBase > 4096 || (keep === this.received && keep > this.retainedBase)) {

@@ -17,12 +17,12 @@ import {
   type CompiledSchema,
   ConfigurationError,
   ConfigurationErrorCode,
-  compileStandardSchema,
   type JsonSchema,
   type StandardSchemaV1,
   type ValidationResult,
 } from '@llmjson/core';
 import { compileSchema, compileStandaloneModule } from '@llmjson/core/ajv';
+import { compileStandardSchema } from '@llmjson/core/internal';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, test } from 'vitest';
 import { streamChunks } from '../../../test/support/collect.js';

@@ -3,8 +3,6 @@ import {
   COERCION_RULES,
   type CompiledSchema,
   ConfigurationError,
-  coerceToSchema,
-  coercionRules,
   type Diagnostic,
   extractAllJson,
   extractElements,
@@ -16,6 +14,7 @@ import {
   withCoercion,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { coerceToSchema, coercionRules } from '@llmjson/core/internal';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';

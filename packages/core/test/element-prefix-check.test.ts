@@ -325,6 +325,74 @@ const BROKEN = [
   '{"kind": "task", "title": 12}',
 ];
 
+/**
+ * Elements that exercise each path of the feed (strings no check reads, checked strings, keys,
+ * numbers and literals, escapes of every kind, line breaks and carriage returns as whitespace),
+ * each with the violation it must get: `[marker, shift, path, rule]` in that element's text.
+ */
+const PATH_ELEMENTS: readonly (readonly [string, (readonly [string, number, string, string])?])[] = [
+  ['{"kind":"note","text":"a \\"b\\" \\\\ \\u00e9\\/ \\ud83d\\ude00 é😀","score":7}', ['7}', 1, '/score', 'maximum']],
+  ['{"kind":"task","title":"t","priority":"l\\u006f\\u0077x"}', ['x"', 0, '/priority', 'enum']],
+  ['{"kind":"task","title":"t","priority":"h\\u0061"}', ['\\u0061', 0, '/priority', 'enum']],
+  ['{"kind":"task","title":"\\"quoted\\" \\u00e9\\t\\\\!?"}', ['!?', 0, '/title', 'maxLength']],
+  ['{"kind":"task","title":"t","\\u0063olour":"red"}', ['":"red', 0, '/colour', 'additionalProperties']],
+  ['{"kind":"t\\u0061sk","title":"t","\\u0064one":true}'],
+  ['{\r\n "kind" :\t"note" ,\r\n "text":"x",\r\n "score":0.5e0\r\n}'],
+  ['{"kind":"note","text":"x","score":-1E-1}', ['}', 0, '/score', 'minimum']],
+  ['{"kind":"link","url":"u","count":1.5}', ['}', 0, '/count', 'type']],
+  ['{"kind":"task","title":"t","done":false}'],
+  ['{"kind":"task","title":"t","done":null}', ['null', 0, '/done', 'type']],
+  ['"a string"', ['"', 0, '', 'type']],
+];
+
+describe('element prefix checks: every path of the feed, cut at every position', () => {
+  test('each element gets the violation it must, at the same offset at every chunk size', () => {
+    const text = `[${PATH_ELEMENTS.map(([element]) => element).join(',\n')}]`;
+    const found = violations(everySplit(text).diagnostics).map(({ offset, path, rule, message }) => ({
+      offset,
+      path,
+      rule,
+      index: message.slice(0, message.indexOf(':')),
+    }));
+    const expected: { offset: number; path: string; rule: string; index: string }[] = [];
+    let start = 1;
+    PATH_ELEMENTS.forEach(([element, violation], i) => {
+      if (violation !== undefined) {
+        const [marker, shift, path, rule] = violation;
+        expect(element.indexOf(marker), marker).toBeGreaterThanOrEqual(0);
+        expected.push({ offset: start + element.indexOf(marker) + shift, path, rule, index: `element ${i}` });
+      }
+      start += element.length + 2;
+    });
+    expect(found).toEqual(expected);
+  });
+});
+
+describe('element prefix checks: a member with no rule', () => {
+  test('is followed for its syntax only: violations after it at every chunk size, none inside it', () => {
+    const elementSchema: JsonSchema = {
+      type: 'object',
+      additionalProperties: false,
+      properties: { meta: {}, id: { type: 'integer', maximum: 9 } },
+    };
+    const elements = [
+      '{"meta":{"any":[1,"x\\"y",{"deep":true}],"k\\u0065y":null},"id":10}',
+      '{"meta":[],"id":1}',
+      '{"meta":{"a":{"b":[]}},"extra":1}',
+    ];
+    const text = `[${elements.join(', ')}]`;
+    const found = violations(everySplit(text, { ...ON, elementSchema }).diagnostics).map(({ offset, path, rule }) => ({
+      offset,
+      path,
+      rule,
+    }));
+    expect(found).toEqual([
+      { offset: at(text, '10}', 2), path: '/id', rule: 'maximum' },
+      { offset: at(text, 'extra"', 5), path: '/extra', rule: 'additionalProperties' },
+    ]);
+  });
+});
+
 describe('element prefix checks: valid arrays', () => {
   test('never a violation, at random splits, pretty-printed or not', () => {
     fc.assert(

@@ -6,10 +6,9 @@ import {
   type ElementOptions,
   type ElementRecord,
   extractElements,
-  JsonScanner,
-  SCAN_ERROR,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { JsonScanner, SCAN_ERROR, type ScanEvents } from '@llmjson/core/internal';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { jsonValueText } from '../../../test/support/arbitraries.js';
@@ -50,11 +49,7 @@ function reference(text: string, maxDepth: number, maxElementLength: number) {
   if (first < 0) return { values, problems: [['truncated', text.length]] };
   let start = -1;
   let stopped = false;
-  const scanner = new JsonScanner();
-  scanner.maxDepth = maxDepth;
-  scanner.base = first;
-  scanner.eventDepth = 1;
-  scanner.events = {
+  const events: ScanEvents = {
     valueStart(depth, at) {
       if (depth === 1 && !stopped) start = at;
     },
@@ -70,7 +65,8 @@ function reference(text: string, maxDepth: number, maxElementLength: number) {
     },
     key() {},
   };
-  const end = scanner.scan(text.slice(first), 0);
+  const scanner = new JsonScanner({ maxDepth, events, eventDepth: 1 });
+  const end = scanner.scan(text.slice(first), 0, first);
   if (stopped) return { values, problems };
   if (end === SCAN_ERROR) {
     const at = first + scanner.errorIndex;

@@ -1,5 +1,8 @@
-import { JsonScanner, SCAN_ERROR, SCAN_MORE } from '@llmjson/core';
+import { test as fcTest } from '@fast-check/vitest';
+import { JsonScanner, SCAN_ERROR, SCAN_MORE } from '@llmjson/core/internal';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { splitAt } from '../../../test/support/chunking.js';
 
 /** Scans `text` split into chunks of `size`; returns whether it is one complete JSON value. */
 function accepts(text: string, size = text.length || 1): { ok: boolean; message: string; index: number } {
@@ -117,5 +120,89 @@ describe('JsonScanner', () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     expect(accepts(deep).ok).toBe(true);
     expect(accepts('['.repeat(100_000)).ok).toBe(false);
+  });
+});
+
+describe('JsonScanner options', () => {
+  /** Events, as `[kind, depth, position…]`, of `text` scanned in `chunks`, each with its absolute offset as `base`. */
+  function events(chunks: readonly string[], options: { eventDepth?: number; skimAt?: number } = {}) {
+    const seen: (string | number)[][] = [];
+    const scanner: JsonScanner = new JsonScanner({
+      maxDepth: 3,
+      ...(options.eventDepth === undefined ? {} : { eventDepth: options.eventDepth }),
+      events: {
+        valueStart(depth, start) {
+          seen.push(['start', depth, start]);
+          if (depth === options.skimAt) scanner.skimValue();
+        },
+        valueEnd: (depth, end) => seen.push(['end', depth, end]),
+        key: (depth, start, end) => seen.push(['key', depth, start, end]),
+      },
+    });
+    let base = 0;
+    let result = SCAN_MORE;
+    for (const chunk of chunks) {
+      result = scanner.scan(chunk, 0, base);
+      if (result !== SCAN_MORE) return { seen, result: result === SCAN_ERROR ? result : base + result, scanner };
+      base += chunk.length;
+    }
+    return { seen, result, scanner };
+  }
+
+  const text = '{"a": [1, {"b": true}], "c": "x"}';
+
+  fcTest.prop([fc.array(fc.integer({ min: 0, max: text.length }), { maxLength: 8 })])(
+    'events carry absolute positions under any chunking (base per scan call), limited to eventDepth',
+    (points) => {
+      const chunks = splitAt(text, points);
+      expect(events(chunks).seen).toEqual(events([text]).seen);
+      const shallow = events(chunks, { eventDepth: 1 });
+      expect(shallow.seen).toEqual([
+        ['start', 0, 0],
+        ['key', 1, 1, 4],
+        ['start', 1, 6],
+        ['end', 1, 22],
+        ['key', 1, 24, 27],
+        ['start', 1, 29],
+        ['end', 1, 32],
+        ['end', 0, 33],
+      ]);
+      expect(shallow.result).toBe(text.length);
+    },
+  );
+
+  test('maxDepth: the scan fails past it with depthExceeded, also inside a skimmed value', () => {
+    const deep = events(['[[[[1]]]]']);
+    expect(deep.result).toBe(SCAN_ERROR);
+    expect(deep.scanner.depthExceeded).toBe(true);
+    expect(deep.scanner.errorIndex).toBe(3);
+    expect(deep.scanner.errorMessage).toBe('nesting deeper than maxDepth (3)');
+    expect(deep.scanner.maxDepth).toBe(3);
+    const skimmed = events(['[[[[1]]]]'], { skimAt: 1 });
+    expect(skimmed.result).toBe(SCAN_ERROR);
+    expect(skimmed.scanner.depthExceeded).toBe(true);
+    // The skimmed value raises no events inside it; a syntax error inside it is not seen.
+    const broken = events(['[{"a" 1}, 2]'], { skimAt: 1 });
+    expect(broken.result).toBe(12);
+    expect(broken.seen).toEqual([
+      ['start', 0, 0],
+      ['start', 1, 1],
+      ['end', 1, 8],
+      ['start', 1, 10],
+      ['end', 1, 11],
+      ['end', 0, 12],
+    ]);
+  });
+
+  test('track: nested containers and brackets in strings, at absolute positions', () => {
+    const scanner = new JsonScanner({ track: true });
+    expect(scanner.scan('{"a": [1], "b": "{x', 0, 100)).toBe(SCAN_MORE);
+    expect(scanner.scan('[" }', 0, 119)).toBe(4);
+    expect(scanner.children).toEqual([106, 109]);
+    expect(scanner.stringBrackets).toEqual([117, 119]);
+    const plain = new JsonScanner();
+    plain.scan('{"a": [1], "b": "{x["}', 0, 100);
+    expect(plain.children).toEqual([]);
+    expect(plain.stringBrackets).toEqual([]);
   });
 });

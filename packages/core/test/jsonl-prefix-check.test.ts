@@ -301,6 +301,102 @@ describe('JSONL prefix checks: violations in lines in flight', () => {
   });
 });
 
+/**
+ * Lines that exercise each path of the feed (strings no check reads, checked strings, keys,
+ * numbers, escapes of every kind, a carriage return inside a value), each with the violation
+ * it must get; checked at every chunk size, so every path is cut at every position.
+ */
+const PATH_LINES: readonly (readonly [string, (readonly [string, number, string, string])?])[] = [
+  // An unchecked string with escapes, then a violation after it.
+  ['{"type":"note","text":"a \\"b\\" \\\\ \\u00e9\\/ \\ud83d\\ude00 é😀","score":7}', ['7}', 1, '/score', 'maximum']],
+  // A checked string matching through escapes, broken by a character after them.
+  ['{"type":"task","title":"t","priority":"l\\u006f\\u0077x"}', ['x"', 0, '/priority', 'enum']],
+  // A checked string broken by an escape: reported at its backslash.
+  ['{"type":"task","title":"t","priority":"h\\u0061"}', ['\\u0061', 0, '/priority', 'enum']],
+  // maxLength counted through escapes (12 characters, then one more).
+  ['{"type":"task","title":"\\"quoted\\" \\u00e9\\t\\\\!?"}', ['!?', 0, '/title', 'maxLength']],
+  // A key with escapes, decoded before it is looked up.
+  ['{"type":"task","title":"t","\\u0063olour":"red"}', ['":"red', 0, '/colour', 'additionalProperties']],
+  ['{"type":"task","title":"t","\\u0064one":true}'],
+  // Numbers and literals ended by every kind of character that may follow them.
+  ['{"type":"note","text":"x","score":0.5e0 }'],
+  ['{"type":"note","text":"x","score":-1E-1}', ['}', 0, '/score', 'minimum']],
+  ['{"type":"task","title":"t","done":tru}'],
+  ['{"type":"task","title":"t","done":"yes"}', ['"yes', 0, '/done', 'type']],
+  // A carriage return ends what is checked: the text before it is, what follows is not.
+  ['{"type":"task","title":"far too long \r for a title"}', [' \r', 0, '/title', 'maxLength']],
+  ['{"type":"task","title":"short\r and then far too long"}'],
+  ['{"type":"task","title":"t","priority":"hi\r"}'],
+  ['{"type":"note","text":"x","score":2\r}'],
+];
+
+describe('JSONL prefix checks: every path of the feed, cut at every position', () => {
+  test('each line gets the violation it must, at the same offset at every chunk size', () => {
+    const text = PATH_LINES.map(([line]) => line).join('\n');
+    const found = violations(decodeEverySplit(text, ON)).map(({ line, column, path, rule }) => ({
+      line,
+      column,
+      path,
+      rule,
+    }));
+    const expected: { line: number; column: number; path: string; rule: string }[] = [];
+    PATH_LINES.forEach(([line, violation], i) => {
+      if (violation === undefined) return;
+      const [marker, delta, path, rule] = violation;
+      expect(line.indexOf(marker), marker).toBeGreaterThanOrEqual(0);
+      expected.push({ line: i + 1, column: line.indexOf(marker) + delta, path, rule });
+    });
+    expect(found).toEqual(expected);
+  });
+
+  test('a member with no rule is followed for its syntax only: violations after it, none inside it', () => {
+    const quiet: JsonSchema = {
+      type: 'object',
+      additionalProperties: false,
+      properties: { meta: {}, list: { type: 'array' }, id: { type: 'integer', maximum: 9 } },
+    };
+    const options: JsonlOptions = { ...ON, schema: quiet, maxDepth: 8 };
+    const lines: readonly (readonly [string, (readonly [string, number, string, string])?])[] = [
+      [
+        '{"meta":{"any":[1,"x\\"y",{"deep":true}],"k\\u0065y":null},"list":[{"a":1},[2,[3]]],"id":10}',
+        ['10}', 2, '/id', 'maximum'],
+      ],
+      ['{"meta":{"a":1},"list":[],"extra":1}', ['extra"', 5, '/extra', 'additionalProperties']],
+      ['{"meta":[[[["s",{"t":-0.5e1}]]]],"id":"x"}', ['"x"', 0, '/id', 'type']],
+      ['{"list":[{"b":[]},{}],"meta":"any","id":3}'],
+      // Text that stops being JSON inside it, or nests deeper than maxDepth: nothing after it.
+      ['{"meta":{"a" 1},"id":99}'],
+      ['{"meta":{"a":01},"id":99}'],
+      ['{"meta":[[[[[[[[[1]]]]]]]]],"id":99}'],
+    ];
+    const found = violations(decodeEverySplit(lines.map(([line]) => line).join('\n'), options)).map(
+      ({ line, column, path, rule }) => ({ line, column, path, rule }),
+    );
+    const expected: { line: number; column: number; path: string; rule: string }[] = [];
+    lines.forEach(([line, violation], i) => {
+      if (violation === undefined) return;
+      const [marker, delta, path, rule] = violation;
+      expected.push({ line: i + 1, column: line.indexOf(marker) + delta, path, rule });
+    });
+    expect(found).toEqual(expected);
+  });
+
+  test('text that stops being JSON stops the check: no violation after it', () => {
+    for (const line of [
+      '{"type":"task","title":"t" "colour":1}',
+      '{"type":"task","title":"t","priority":"h\\x"}',
+      '{"type":"task","title":"t","priority":"h\\u00g1"}',
+      '{"type":"task","title":"t\u0001","colour":1}',
+      '{"type":"note","text":"x","score":01}',
+      '{"type":"note","text":"x","score":1.}',
+      '{"type":"task","title":"t","done":tru}',
+      '{"type":"task","title":"t",}',
+    ]) {
+      expect(violations(decodeEverySplit(line, ON)), line).toEqual([]);
+    }
+  });
+});
+
 // ---- properties --------------------------------------------------------------------------
 
 // Code points a string may hold: plain, accented, astral (a surrogate pair), escaped in JSON.
@@ -382,6 +478,35 @@ describe('JSONL prefix checks: properties', () => {
           const result = decodeChunks(splitAt(text, points), ON);
           expect(result.diagnostics).toEqual([]);
           expect(result.values).toEqual(objects.map((o) => JSON.parse(JSON.stringify(o))));
+        },
+      ),
+      { numRuns },
+    );
+  });
+
+  test('a valid line with a piece inserted anywhere: the same diagnostics at any split as whole', () => {
+    const piece = fc.constantFrom('"', '\\', '\\u00', '\\n', ',"x":1', '1', 'e', '-', 'null', ']', '}', '\r', ' ', 'é');
+    fc.assert(
+      fc.property(
+        validObject.chain((object) => {
+          const json = JSON.stringify(object);
+          return fc
+            .tuple(fc.integer({ min: 0, max: json.length }), piece)
+            .map(([at, inserted]) => json.slice(0, at) + inserted + json.slice(at));
+        }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (text, cuts) => {
+          const whole = decodeChunks([text], ON);
+          expect(
+            decodeChunks(
+              splitAt(
+                text,
+                cuts.map((c) => c % (text.length + 1)),
+              ),
+              ON,
+            ),
+          ).toEqual(whole);
+          expect(decodeChunks([...text], ON)).toEqual(whole);
         },
       ),
       { numRuns },

@@ -10,10 +10,10 @@ import {
   type Diagnostic,
   type JsonSchema,
   type PartialOptions,
-  PrefixChecker,
   withCoercion,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { PrefixChecker } from '@llmjson/core/internal';
 import * as web from '@llmjson/web';
 import { compileSchema as compileWebSchema } from '@llmjson/web/ajv';
 import fc from 'fast-check';

@@ -8,24 +8,14 @@
  * under `auto` and under `input: 'ai-sdk'`: all give the same sink calls in the same order.
  */
 import { test as fcTest } from '@fast-check/vitest';
-import {
-  aiSdkLine,
-  createProviderDecoder,
-  fromAiSdk,
-  fromAsync,
-  ProviderFormat,
-  type ProviderInput,
-} from '@llmjson/core';
+import { createProviderDecoder, fromAiSdk, fromAsync, ProviderFormat, type ProviderInput } from '@llmjson/core';
+import { aiSdkLine } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
-import { everyChunkSize, numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
-import { type Run, runProviderDecoder as run } from '../../../test/support/provider.js';
+import { numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
+import { decodeEverySplit, type Run, runProviderDecoder as run } from '../../../test/support/provider.js';
 
-/** Decodes `body` whole and at every chunk size 1..64, under `input`; asserts they agree. */
-function decode(body: string, input: ProviderInput = 'auto'): Run {
-  const whole = run([body], input);
-  for (const [label, chunks] of everyChunkSize(body)) expect(run(chunks, input), label).toEqual(whole);
-  return whole;
-}
+/** Decodes `body` whole, at every chunk size 1..64 and split at every position, under `input`; asserts they agree. */
+const decode = (body: string, input: ProviderInput = 'auto'): Run => decodeEverySplit(body, input);
 
 const lines = (parts: object[]) => parts.map(aiSdkLine).join('');
 const usage = { inputTokens: 12, outputTokens: 30, totalTokens: 42 };

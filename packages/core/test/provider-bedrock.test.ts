@@ -18,8 +18,13 @@ import { createProviderDecoder, type ProviderInput } from '@llmjson/core';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { chunkBytes, everyChunkSize, numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
-import { type Run, runProviderDecoder as run, runProviderDecoderBytes } from '../../../test/support/provider.js';
+import { numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
+import {
+  decodeEverySplit,
+  type Run,
+  runProviderDecoder as run,
+  runProviderDecoderBytes,
+} from '../../../test/support/provider.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures/providers');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
@@ -73,20 +78,11 @@ const binary = (name: string) => frames(...eventsOf(name));
 
 const runBytes = runProviderDecoderBytes;
 
-/** Decodes `bytes` whole and at every chunk size 1..64; asserts they agree. */
-function decodeBytes(bytes: Uint8Array, input: ProviderInput = 'auto', maxEventLength?: number): Run {
-  const whole = runBytes([bytes], input, maxEventLength);
-  for (let size = 1; size <= 64; size++) {
-    expect(runBytes(chunkBytes(bytes, size), input, maxEventLength), `size ${size}`).toEqual(whole);
-  }
-  return whole;
-}
+/** Decodes `bytes` whole, at every chunk size 1..64 and split at every byte; asserts they agree. */
+const decodeBytes = (bytes: Uint8Array, input: ProviderInput = 'auto', maxEventLength?: number): Run =>
+  decodeEverySplit(bytes, input, maxEventLength);
 
-function decode(body: string, input: ProviderInput = 'auto'): Run {
-  const whole = run([body], input);
-  for (const [label, chunks] of everyChunkSize(body)) expect(run(chunks, input), label).toEqual(whole);
-  return whole;
-}
+const decode = (body: string, input: ProviderInput = 'auto'): Run => decodeEverySplit(body, input);
 
 /** What the answer is made of: the sink calls but diagnostics (whose positions depend on the form). */
 const content = (r: Run) => r.calls.filter((c) => c[0] !== 'diagnostic');

@@ -12,18 +12,14 @@ import { test as fcTest } from '@fast-check/vitest';
 import { createProviderDecoder, ProviderFormat, type ProviderInput } from '@llmjson/core';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { everyChunkSize, numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
-import { type Run, runProviderDecoder as run } from '../../../test/support/provider.js';
+import { numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
+import { decodeEverySplit, type Run, runProviderDecoder as run } from '../../../test/support/provider.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures/providers');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 
-/** Decodes `body` whole and at every chunk size 1..64, under `input`; asserts they agree. */
-function decode(body: string, input: ProviderInput = 'auto'): Run {
-  const whole = run([body], input);
-  for (const [label, chunks] of everyChunkSize(body)) expect(run(chunks, input), label).toEqual(whole);
-  return whole;
-}
+/** Decodes `body` whole, at every chunk size 1..64 and split at every position, under `input`; asserts they agree. */
+const decode = (body: string, input: ProviderInput = 'auto'): Run => decodeEverySplit(body, input);
 
 const brief = (r: Run) => r.diagnostics.map((d) => [d.reason, d.line, d.message]);
 

@@ -13,17 +13,13 @@ import { test as fcTest } from '@fast-check/vitest';
 import { createProviderDecoder, ProviderFormat, type ProviderInput } from '@llmjson/core';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { everyChunkSize, numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
-import { type Run, runProviderDecoder as run } from '../../../test/support/provider.js';
+import { numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
+import { decodeEverySplit, type Run, runProviderDecoder as run } from '../../../test/support/provider.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures/providers');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 
-function decode(body: string, input: ProviderInput = 'mistral'): Run {
-  const whole = run([body], input);
-  for (const [label, chunks] of everyChunkSize(body)) expect(run(chunks, input), label).toEqual(whole);
-  return whole;
-}
+const decode = (body: string, input: ProviderInput = 'mistral'): Run => decodeEverySplit(body, input);
 
 /** The same run with the provider `auto` reports (the chat wire is OpenAI's). */
 const asOpenAI = (r: Run): Run =>

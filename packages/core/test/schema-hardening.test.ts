@@ -5,15 +5,9 @@
  * No test times anything: a regression to a backtracking engine hangs the suite instead.
  */
 import { fc, test as fcTest } from '@fast-check/vitest';
-import {
-  type CompiledSchema,
-  ConfigurationError,
-  elementSchemaAt,
-  type JsonSchema,
-  subSchemaAt,
-  type ValidationResult,
-} from '@llmjson/core';
+import { type CompiledSchema, ConfigurationError, type JsonSchema, type ValidationResult } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { elementSchemaAt, subSchemaAt } from '@llmjson/core/internal';
 import { Ajv } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';

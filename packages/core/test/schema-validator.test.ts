@@ -1,5 +1,6 @@
-import { ConfigurationError, formatSchemaErrors } from '@llmjson/core';
+import { ConfigurationError } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { formatSchemaErrors } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
 
 const definition = {

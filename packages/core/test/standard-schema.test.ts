@@ -7,21 +7,19 @@ import {
   type CompiledSchema,
   ConfigurationError,
   ConfigurationErrorCode,
-  compileStandardSchema,
   createElementScanner,
   createJsonlDecoder,
   createPartialBuilder,
   type Diagnostic,
   type ElementRecord,
   extractJson,
-  issuePointer,
   type JsonSchema,
-  jsonSchemaOf,
   type PartialOptions,
   type SchemaInput,
   type StandardSchemaV1,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { compileStandardSchema, issuePointer, jsonSchemaOf } from '@llmjson/core/internal';
 import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';

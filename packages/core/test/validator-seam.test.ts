@@ -15,22 +15,20 @@ import {
   createPartialBuilder,
   createSalvageScanner,
   type Diagnostic,
-  elementSchemaAt,
   extractAllJson,
   extractElements,
   extractJson,
   type JsonSchema,
   type JsonSchemaCompiler,
-  jsonSchemaOf,
   type PartialOptions,
   parseJsonl,
   type SchemaInput,
   type StandardSchemaV1,
-  subSchemaAt,
   type ValidationResult,
   type ValidatorOptions,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
+import { elementSchemaAt, jsonSchemaOf, subSchemaAt } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { everyChunkSize } from '../../../test/support/chunking.js';

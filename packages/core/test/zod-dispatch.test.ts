@@ -5,7 +5,8 @@
  * a check that accepts everything, which keeps the union's path), a union with checks of its
  * own still runs them, and values no branch claims are reported as before.
  */
-import { type CompiledSchema, compileStandardSchema, type ValidationResult } from '@llmjson/core';
+import type { CompiledSchema, ValidationResult } from '@llmjson/core';
+import { compileStandardSchema } from '@llmjson/core/internal';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';

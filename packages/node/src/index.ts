@@ -1,4 +1,9 @@
-export type { LlmOutput, LlmResult } from '@llmjson/core';
+/**
+ * @llmjson/node: every llmjson stream as a Node `Transform`. The names, options and stream
+ * properties are the same as @llmjson/web's (test/types/node-web-surface.test.ts holds the two
+ * surfaces to each other); side channels go to the options' callbacks on both, and are events here too.
+ */
+
 export {
   type Change,
   COERCION_RULES,
@@ -8,10 +13,12 @@ export {
   ConfigurationError,
   ConfigurationErrorCode,
   ContractViolationError,
+  DEFAULT_IDLE_TIMEOUT_MS,
   type DeepPartial,
   type Diagnostic,
   DiagnosticReason,
   type ElementRecord,
+  type ElementStats,
   elementPrefixCheck,
   type FailFastOptions,
   fromAiSdk,
@@ -20,13 +27,23 @@ export {
   type JsonlStats,
   type JsonSchema,
   LlmjsonError,
+  type LlmOutput,
+  type LlmResult,
   linePrefixCheck,
+  type OpenAICompatibleOptions,
+  type OpenAICompatibleRequest,
+  type OpenAICompatibleResult,
+  openAICompatible,
   type ProviderError,
   ProviderFormat,
+  ProviderHttpError,
   type ProviderInput,
   type ProviderMetadata,
+  ProviderTimeoutCode,
+  ProviderTimeoutError,
   type SalvagedValue,
   type SalvageSource,
+  type SalvageStats,
   type SchemaInput,
   type SchemaValue,
   type ToolCall,
@@ -40,16 +57,6 @@ export {
 } from '@llmjson/core';
 export { createElementStream, type ElementStream, type ElementStreamOptions } from './element-stream.js';
 export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';
-export {
-  DEFAULT_IDLE_TIMEOUT_MS,
-  type OpenAICompatibleOptions,
-  type OpenAICompatibleRequest,
-  type OpenAICompatibleResult,
-  openAICompatible,
-  ProviderHttpError,
-  ProviderTimeoutCode,
-  ProviderTimeoutError,
-} from './openai-compatible.js';
 export {
   createPartialStream,
   type PartialStream,

@@ -73,6 +73,7 @@ export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream
       }),
     true,
   );
-  Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
+  // The engine's stats object, updated in place: a data property keeps the stream's property layout fast.
+  Object.defineProperty(stream, 'stats', { value: engine.stats, enumerable: true });
   return stream as JsonlStream;
 }

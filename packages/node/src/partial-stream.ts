@@ -117,25 +117,30 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
   };
-  const { stream } = createTextTransform(options, (output) => {
-    builder = createPartialBuilder(withAjvDefault(builderOptions), {
-      update(value: unknown, changes: readonly Change[]) {
-        output.push(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
-      },
-      diagnostic: output.diagnostic,
-    });
-    // A deferred (paced) update goes out after `delay` ms if no chunk delivers it first.
-    return {
-      write(text: string) {
-        builder.write(text);
-        if (builder.deferred && timer === undefined) timer = setTimeout(wake, delay).unref();
-      },
-      end() {
-        stop();
-        builder.end();
-      },
-    };
-  });
+  // Items are per write: each chunk goes to the builder on its own, directly (decision 022).
+  const { stream } = createTextTransform(
+    options,
+    (output) => {
+      builder = createPartialBuilder(withAjvDefault(builderOptions), {
+        update(value: unknown, changes: readonly Change[]) {
+          output.push(emit === 'snapshots' ? value : emit === 'changes' ? changes : { value, changes });
+        },
+        diagnostic: output.diagnostic,
+      });
+      // A deferred (paced) update goes out after `delay` ms if no chunk delivers it first.
+      return {
+        write(text: string) {
+          builder.write(text);
+          if (builder.deferred && timer === undefined) timer = setTimeout(wake, delay).unref();
+        },
+        end() {
+          stop();
+          builder.end();
+        },
+      };
+    },
+    'direct',
+  );
   const wake = () => {
     timer = undefined;
     if (stream.destroyed) return;
@@ -146,11 +151,30 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
     }
   };
   stream.once('close', stop);
+  (stream as WithBuilder)[BUILDER] = builder;
   for (const name of ['stats', 'value', 'complete'] as const) {
-    Object.defineProperty(stream, name, { get: () => builder[name], enumerable: true });
+    Object.defineProperty(stream, name, { get: BUILDER_GETTERS[name], enumerable: true });
   }
   return stream as PartialStream<unknown, unknown>;
 }
+
+const BUILDER = Symbol('builder');
+type WithBuilder = Transform & { [BUILDER]: PartialBuilder };
+/**
+ * The stream's live properties. One getter for every stream, not a closure each: streams then
+ * share their property layout, which keeps Node's own property reads on them fast.
+ */
+const BUILDER_GETTERS = {
+  stats(this: WithBuilder) {
+    return this[BUILDER].stats;
+  },
+  value(this: WithBuilder) {
+    return this[BUILDER].value;
+  },
+  complete(this: WithBuilder) {
+    return this[BUILDER].complete;
+  },
+};
 
 /** `maxSnapshotDelay`, checked: milliseconds, a finite number ≥ 0. */
 function snapshotDelay(value: number | undefined): number {

@@ -1,8 +1,9 @@
 /**
  * Node adapter for the provider decoder: a model server's streamed HTTP body (bytes or text)
  * in, the answer text out as strings — so it pipes straight into `createJsonlStream` and the
- * other llmjson streams. Tool-call argument pieces, reasoning, metadata and diagnostics are
- * events; the metadata is also readable as properties. Bad input never becomes an 'error'.
+ * other llmjson streams. Tool-call argument pieces, reasoning, metadata and diagnostics go to
+ * the options' callbacks, as on the Web, and are events too; the metadata is also readable as
+ * properties. Bad input never becomes an 'error'.
  *
  * A binary body (Bedrock's AWS event stream, under `input: 'bedrock'` or `'auto'`) must reach
  * the decoder as bytes, not UTF-8-decoded text: each Buffer is first offered to the decoder's
@@ -14,13 +15,13 @@ import type { Transform, TransformCallback } from 'node:stream';
 import {
   createProviderDecoder,
   type Diagnostic,
-  PROVIDER_DECODER_STATE,
   type ProviderDecoder,
   type ProviderDecoderOptions,
   type ProviderMetadata,
   type ToolCallInfo,
 } from '@llmjson/core';
-import { createTextTransform, type TextTransformOptions } from './text-transform.js';
+import { PROVIDER_DECODER_STATE } from '@llmjson/core/internal';
+import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 /**
  * No `failFast`: this stream validates nothing. Put it on the stream this one feeds: when that
@@ -29,9 +30,23 @@ import { createTextTransform, type TextTransformOptions } from './text-transform
  */
 export interface ProviderStreamOptions
   extends ProviderDecoderOptions,
-    Omit<TextTransformOptions, 'failFast' | 'abortController'> {}
+    Omit<TextTransformOptions, 'failFast' | 'abortController'> {
+  /** Tool-call argument pieces, per call key (also the `'toolArguments'` event). Default: none. */
+  readonly onToolArguments?: (key: string, delta: string, info: ToolCallInfo) => void;
+  /** Reasoning text, not part of the answer (also the `'reasoning'` event). Default: none. */
+  readonly onReasoning?: (delta: string) => void;
+  /**
+   * Called when the model, finish reason, usage or detected provider changes (also the
+   * `'metadata'` event). Default: none.
+   */
+  readonly onMetadata?: (metadata: ProviderMetadata) => void;
+}
 
+/** The readable side yields the answer text, as strings (Node itself types it `any`). */
 export interface ProviderStream extends Transform, Pick<ProviderDecoder, (typeof PROVIDER_DECODER_STATE)[number]> {
+  [Symbol.asyncIterator](): TypedAsyncIterator<string>;
+  toArray(options?: Parameters<Transform['toArray']>[0]): Promise<string[]>;
+  on(event: 'data', listener: (text: string) => void): this;
   on(event: 'metadata', listener: (metadata: ProviderMetadata) => void): this;
   on(event: 'toolArguments', listener: (key: string, delta: string, info: ToolCallInfo) => void): this;
   on(event: 'reasoning', listener: (delta: string) => void): this;
@@ -45,9 +60,18 @@ export function createProviderStream(options: ProviderStreamOptions): ProviderSt
     createProviderDecoder(options, {
       text: output.push,
       diagnostic: output.diagnostic,
-      toolArguments: (key, delta, info) => stream.emit('toolArguments', key, delta, info),
-      reasoning: (delta) => stream.emit('reasoning', delta),
-      metadata: (metadata) => stream.emit('metadata', metadata),
+      toolArguments: (key, delta, info) => {
+        options.onToolArguments?.(key, delta, info);
+        stream.emit('toolArguments', key, delta, info);
+      },
+      reasoning: (delta) => {
+        options.onReasoning?.(delta);
+        stream.emit('reasoning', delta);
+      },
+      metadata: (metadata) => {
+        options.onMetadata?.(metadata);
+        stream.emit('metadata', metadata);
+      },
     }),
   );
   if (options.input === 'auto' || options.input === 'bedrock') offerBytesFirst(stream, engine);

@@ -43,6 +43,7 @@ export function createSalvageStream<S extends SchemaInput = SchemaInput>(
       createSalvageScanner<SchemaInput>(withAjvDefault(options), { value: output.push, diagnostic: output.diagnostic }),
     true,
   );
-  Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
+  // The engine's stats object, updated in place: a data property keeps the stream's property layout fast.
+  Object.defineProperty(stream, 'stats', { value: engine.stats, enumerable: true });
   return stream as SalvageStream<SchemaValue<S>>;
 }

@@ -3,18 +3,17 @@
  * (bytes or text, any format the provider decoder reads) in; per tool call, its arguments as a
  * live partial value out — one `ToolCallUpdate` per chunk that changed a call (the call's key,
  * index, id and name, the arguments' snapshot, the changes, `complete`), validated against the
- * call's tool schema in `tools`. The answer text, reasoning and metadata are events; the
- * provider's state and the calls are readable as properties. Bad input never becomes an
- * 'error' (with `failFast`, the first `violation` — a call's arguments that no completion can
- * make valid — or `schema` diagnostic does: a `ContractViolationError`, and the request is
- * aborted through `abortController`).
+ * call's tool schema in `tools`. The answer text, reasoning and metadata go to the options'
+ * callbacks, as on the Web, and are events too; the provider's state and the calls are
+ * readable as properties. Bad input never becomes an 'error' (with `failFast`, the first
+ * `violation` — a call's arguments that no completion can make valid — or `schema` diagnostic
+ * does: a `ContractViolationError`, and the request is aborted through `abortController`).
  */
 
 import type { Transform } from 'node:stream';
 import {
   createToolCallDecoder,
   type Diagnostic,
-  PROVIDER_DECODER_STATE,
   type ProviderDecoder,
   type ProviderMetadata,
   type SchemaValue,
@@ -25,13 +24,24 @@ import {
   type ToolCallUpdate,
   type ToolSchemas,
 } from '@llmjson/core';
+import { PROVIDER_DECODER_STATE } from '@llmjson/core/internal';
 import { withAjvDefault } from './json-schema-default.js';
 import { offerBytesFirst } from './provider-stream.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 export interface ToolCallStreamOptions<T extends ToolSchemas = ToolSchemas>
   extends ToolCallOptions<T>,
-    TextTransformOptions {}
+    TextTransformOptions {
+  /** Pieces of the answer text the stream also holds (also the `'text'` event). Default: none. */
+  readonly onText?: (delta: string) => void;
+  /** Reasoning text, not part of the answer (also the `'reasoning'` event). Default: none. */
+  readonly onReasoning?: (delta: string) => void;
+  /**
+   * Called when the model, finish reason, usage or detected provider changes (also the
+   * `'metadata'` event). Default: none.
+   */
+  readonly onMetadata?: (metadata: ProviderMetadata) => void;
+}
 
 /** A call's updates, typed by its tool's schema where it is a Standard Schema. */
 export type ToolCallItem<T extends ToolSchemas> = {
@@ -69,9 +79,18 @@ export function createToolCallStream<T extends ToolSchemas = ToolSchemas>(
       decoder = createToolCallDecoder(withAjvDefault(options), {
         update: output.push,
         diagnostic: output.diagnostic,
-        text: (delta) => stream.emit('text', delta),
-        reasoning: (delta) => stream.emit('reasoning', delta),
-        metadata: (metadata) => stream.emit('metadata', metadata),
+        text: (delta) => {
+          options.onText?.(delta);
+          stream.emit('text', delta);
+        },
+        reasoning: (delta) => {
+          options.onReasoning?.(delta);
+          stream.emit('reasoning', delta);
+        },
+        metadata: (metadata) => {
+          options.onMetadata?.(metadata);
+          stream.emit('metadata', metadata);
+        },
       });
       return decoder;
     },

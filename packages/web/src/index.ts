@@ -1,3 +1,9 @@
+/**
+ * @llmjson/web: every llmjson stream as a WHATWG `TransformStream`, for browsers and edge
+ * runtimes. The names, options and stream properties are the same as @llmjson/node's
+ * (test/types/node-web-surface.test.ts holds the two surfaces to each other).
+ */
+
 export {
   type Change,
   COERCION_RULES,
@@ -7,6 +13,7 @@ export {
   ConfigurationError,
   ConfigurationErrorCode,
   ContractViolationError,
+  DEFAULT_IDLE_TIMEOUT_MS,
   type DeepPartial,
   type Diagnostic,
   DiagnosticReason,
@@ -20,8 +27,20 @@ export {
   type JsonlStats,
   type JsonSchema,
   LlmjsonError,
+  type LlmOutput,
+  type LlmResult,
   linePrefixCheck,
+  type OpenAICompatibleOptions,
+  type OpenAICompatibleRequest,
+  type OpenAICompatibleResult,
+  openAICompatible,
+  type ProviderError,
+  ProviderFormat,
+  ProviderHttpError,
+  type ProviderInput,
   type ProviderMetadata,
+  ProviderTimeoutCode,
+  ProviderTimeoutError,
   type SalvagedValue,
   type SalvageSource,
   type SalvageStats,
@@ -45,7 +64,7 @@ export {
   type PartialUpdate,
 } from './partial-stream.js';
 export { createProviderStream, type ProviderStream, type ProviderStreamOptions } from './provider-stream.js';
-export { readableStreamFrom } from './readable-stream-from.js';
+export { readableFrom } from './readable-stream-from.js';
 export { createSalvageStream, type SalvageStream, type SalvageStreamOptions } from './salvage-stream.js';
 export {
   createToolCallStream,

@@ -13,12 +13,12 @@
 
 import {
   createProviderDecoder,
-  PROVIDER_DECODER_STATE,
   type ProviderDecoder,
   type ProviderDecoderOptions,
   type ProviderMetadata,
   type ToolCallInfo,
 } from '@llmjson/core';
+import { PROVIDER_DECODER_STATE } from '@llmjson/core/internal';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
 /**

@@ -16,16 +16,15 @@
  * own, which can wait for its queue to drain: `stream.readable` is that stream.
  */
 
+import type { Diagnostic, Engine, FailFastOptions } from '@llmjson/core';
 import {
   checkHighWaterMark,
   createDecodedWriter,
   createFailFast,
-  type Diagnostic,
-  type Engine,
+  createUtf8Chunks,
   type FailFast,
-  type FailFastOptions,
   type StreamOptions,
-} from '@llmjson/core';
+} from '@llmjson/core/internal';
 
 /** A core engine, as the adapter drives it. */
 export type TextEngine = Pick<Engine<unknown>, 'write' | 'end' | 'invalidEncoding'>;
@@ -40,7 +39,6 @@ export interface EngineOutput<T> {
   diagnostic(diagnostic: Diagnostic): void;
 }
 
-const STREAMING = { stream: true } as const;
 const DEFAULT_HIGH_WATER_MARK = 16;
 
 /** Builds the TransformStream around the engine that `create` makes (and may throw from). */
@@ -66,23 +64,18 @@ export function createTextTransformStream<T, E extends TextEngine>(
     diagnostic,
   });
   const input = createDecodedWriter(engine, diagnostic);
-  const utf8 = new TextDecoder('utf-8');
-  let bytesPending = false;
+  const utf8 = createUtf8Chunks();
   const text: TextSink = {
     write(chunk) {
       if (typeof chunk === 'string') {
-        if (bytesPending) {
-          input.bytes(undefined, utf8.decode());
-          bytesPending = false;
-        }
+        if (utf8.pending) input.bytes(undefined, utf8.flush());
         input.text(chunk);
       } else {
-        input.bytes(chunk, utf8.decode(chunk, STREAMING));
-        bytesPending = true;
+        input.bytes(chunk, utf8.decode(chunk));
       }
     },
     end() {
-      if (bytesPending) input.bytes(undefined, utf8.decode());
+      if (utf8.pending) input.bytes(undefined, utf8.flush());
       engine.end();
     },
   };

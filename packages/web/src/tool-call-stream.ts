@@ -13,7 +13,6 @@
 
 import {
   createToolCallDecoder,
-  PROVIDER_DECODER_STATE,
   type ProviderDecoder,
   type ProviderMetadata,
   type SchemaValue,
@@ -24,6 +23,7 @@ import {
   type ToolCallUpdate,
   type ToolSchemas,
 } from '@llmjson/core';
+import { PROVIDER_DECODER_STATE } from '@llmjson/core/internal';
 import { offerBytesFirst } from './provider-stream.js';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 

@@ -3,6 +3,7 @@
 const entries = [
   '@llmjson/core',
   '@llmjson/core/ajv',
+  '@llmjson/core/internal',
   '@llmjson/node',
   '@llmjson/web',
   '@llmjson/web/ajv',

@@ -3,7 +3,14 @@
 // moduleResolution nodenext and bundler. Never run.
 import { type Diagnostic, extractJson, type JsonlRecord, parseJsonl } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
-import { createJsonlStream, createPartialStream, createSalvageStream, type JsonlStream } from '@llmjson/web';
+import {
+  createJsonlStream,
+  createPartialStream,
+  createSalvageStream,
+  type JsonlStream,
+  openAICompatible,
+  ProviderHttpError,
+} from '@llmjson/web';
 import { compileSchema as compileForWeb } from '@llmjson/web/ajv';
 
 const schema = {
@@ -40,6 +47,23 @@ export async function render(response: Response): Promise<string[]> {
   if (response.body === null) return seen;
   await response.body.pipeThrough(objects).pipeTo(new WritableStream({ write: (value) => void seen.push(value.name) }));
   return seen;
+}
+
+// openAICompatible takes the DOM's own fetch, RequestInit and AbortSignal.
+const llm = openAICompatible({
+  baseURL: 'https://api.example/v1',
+  model: 'm',
+  fetch: (url, init) => fetch(url, { ...init, keepalive: true }),
+});
+export async function ask(signal: AbortSignal): Promise<string | number> {
+  try {
+    let text = '';
+    for await (const piece of (await llm({ prompt: 'hi', signal })).output) text += piece;
+    return text;
+  } catch (error) {
+    if (error instanceof ProviderHttpError) return error.status;
+    throw error;
+  }
 }
 
 export const surface = [

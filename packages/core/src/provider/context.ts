@@ -99,6 +99,8 @@ export interface FormatContext {
 /** The per-stream state of one format: it reads each event of the format, in order. */
 export interface FormatReader {
   event(event: Json, at: EventAt): void;
+  /** What ends this stream, when the events read so far make it other than the format's `endMarker`. */
+  readonly endMarker?: string | undefined;
   /** `data: [DONE]` arrived (the decoder stops decoding after it). */
   done?(): void;
 }

@@ -15,7 +15,8 @@
  * diagnostics. Bad input never throws: only a broken configuration does, from the factory.
  *
  * `input` names the wire format (each module's header says what it reads), or is `auto`: the
- * framing from the first non-blank line, then the format from the first event that one of the
+ * framing from the first non-blank line (SSE, JSON lines, or one JSON array whose elements are
+ * the events, framing.ts), then the format from the first event that one of the
  * formats recognises (a Mistral stream reads as `openai`: same chunks, same reader). A binary
  * body (Bedrock's AWS event stream) reaches the decoder through `bytes(chunk)`, which takes it
  * when its first byte says so (under `bedrock` and `auto`) and otherwise hands it back to be
@@ -189,7 +190,7 @@ class Decoder implements ProviderDecoder, FormatContext {
     return this.finished || this.done;
   }
 
-  get closed(): boolean {
+  get doneMarker(): boolean {
     return this.done;
   }
 
@@ -259,7 +260,7 @@ class Decoder implements ProviderDecoder, FormatContext {
         this.diagnose(DiagnosticReason.truncated, end.line, end.offset, '', 'the input holds no provider event');
       }
     } else if (!this.finished && this.error === undefined) {
-      this.cut(`the stream ended before ${this.format.endMarker}`, end.line, end.offset);
+      this.cut(`the stream ended before ${this.reader?.endMarker ?? this.format.endMarker}`, end.line, end.offset);
     } else {
       this.cutOpenCalls(end.line, end.offset);
     }

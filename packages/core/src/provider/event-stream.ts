@@ -1,8 +1,9 @@
 /**
  * Binary AWS event-stream framing (`application/vnd.amazon.eventstream`, what Bedrock's
- * ConverseStream sends): bytes, split anywhere, in; one message per frame, out — its string
- * headers (`:message-type`, `:event-type`, `:exception-type`...), its payload as text, its
- * number (from 1) and the byte offset where it starts.
+ * ConverseStream and InvokeModelWithResponseStream send): bytes, split anywhere, in; one
+ * message per frame, out — its string headers (`:message-type`, `:event-type`,
+ * `:exception-type`...), its payload as text, its number (from 1) and the byte offset where it
+ * starts.
  *
  * A frame is a 12-byte prelude (total length, headers length, both big-endian 32-bit, and the
  * CRC32 of those 8 bytes), the headers, the payload and the CRC32 of all that came before.

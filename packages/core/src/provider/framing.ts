@@ -2,13 +2,16 @@
  * Provider body framing: the decoded body, split anywhere, in; events, each with the line and
  * offset where it starts, out.
  *
- * A body whose first non-blank line starts with `{` is JSON lines (one event per line); any
- * other body is SSE. SSE is parsed by `eventsource-parser` (field rules, multi-line `data:`,
- * `event:`, comments such as `: keep-alive`); the framer hands it one line at a time so that
- * every event knows the line and offset where it starts (the parser reports none). The line
- * splitting is ours: lines end at `\n`, `\r\n` (also split between chunks) or a lone `\r` (the
- * SSE rule, used for JSON lines too), and each character is searched once per kind, so work is
- * linear however small the chunks. Departure from the SSE standard, on purpose: an event left
+ * A body whose first non-blank line starts with `{` is JSON lines (one event per line); one
+ * whose first non-blank character is `[` is one JSON array, each element an event
+ * (array-framing.ts: Gemini's `streamGenerateContent` without `alt=sse`), decided at that
+ * character, since a compact array is one line; any other body is SSE. SSE is parsed by
+ * `eventsource-parser` (field rules, multi-line `data:`, `event:`, comments such as
+ * `: keep-alive`); the framer hands it one line at a time so that every event knows the line
+ * and offset where it starts (the parser reports none). The line splitting is ours: lines end
+ * at `\n`, `\r\n` (also split between chunks) or a lone `\r` (the SSE rule, used for JSON
+ * lines too), and each character is searched once per kind, so work is linear however small
+ * the chunks. Departure from the SSE standard, on purpose: an event left
  * unterminated at the end of the body is dispatched (flagged `final`), not dropped.
  *
  * Diagnostics raised here: `prose` (a line in an SSE body that is not an SSE field) and
@@ -21,6 +24,7 @@
 
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { type Diagnostic, DiagnosticReason } from '../diagnostics.js';
+import { JsonArrayFramer } from './array-framing.js';
 
 export interface FramerSink {
   /** One event: its data, its SSE `event:` name, where it starts, and whether the end of the body cut it. */
@@ -37,6 +41,7 @@ export interface EndPosition {
 const FRAMING_UNKNOWN = 0;
 const FRAMING_SSE = 1;
 const FRAMING_JSON_LINES = 2;
+const FRAMING_JSON_ARRAY = 3;
 const CR = 0x0d;
 const LF = 0x0a;
 /** Characters of a discarded line or event kept for its diagnostic's excerpt (quoted at most this long). */
@@ -48,12 +53,25 @@ function firstNonSpace(s: string): number {
   return i;
 }
 
+/** The index of the first character of `s` that is not a space, tab or line break (`s.length` if none). */
+function firstNonBlank(s: string): number {
+  let i = 0;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== CR && c !== LF) break;
+  }
+  return i;
+}
+
 export class EventFramer {
   private readonly parser: EventSourceParser;
 
   // Line framing.
   private framing = FRAMING_UNKNOWN;
   private atStart = true;
+  /** The first non-blank character was seen (it decides a JSON-array body at once). */
+  private sawFirst = false;
+  private array: JsonArrayFramer | undefined;
   private pending = '';
   private discarding = false; // the line being framed is too long: its text is counted, not kept
   private discardedLength = 0;
@@ -96,6 +114,35 @@ export class EventFramer {
       // A byte-order mark is encoding metadata, not content (TextDecoder drops it the same way).
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
+    if (this.array !== undefined) {
+      this.array.write(text);
+      return;
+    }
+    if (!this.sawFirst) {
+      const first = firstNonBlank(text);
+      if (first < text.length) {
+        this.sawFirst = true;
+        if (text.charCodeAt(first) === 0x5b) {
+          // A JSON array is framed by its elements, not its lines: a compact array is one line.
+          this.writeLines(text.slice(0, first));
+          this.framing = FRAMING_JSON_ARRAY;
+          this.skipLineFeed = false;
+          this.array = new JsonArrayFramer(
+            this.maxLength,
+            this.sink,
+            this.lineNumber + 1,
+            this.lineStart + this.pending.length,
+          );
+          this.pending = '';
+          this.array.write(text.slice(first));
+          return;
+        }
+      }
+    }
+    this.writeLines(text);
+  }
+
+  private writeLines(text: string): void {
     const n = text.length;
     let i = 0;
     if (this.skipLineFeed && n > 0) {
@@ -130,6 +177,7 @@ export class EventFramer {
 
   /** Frames what the end of the body completes (the last line, an unterminated event); returns where the end is. */
   end(): EndPosition {
+    if (this.array !== undefined) return this.array.end();
     this.skipLineFeed = false;
     if (this.discarding || this.pending !== '' || this.discardedLength > 0) this.completeLine('', 0, true);
     // A discarded event cut by the end of the body was reported when it was discarded.

@@ -1,6 +1,9 @@
 /**
- * Google Gemini / Vertex AI `streamGenerateContent?alt=sse`: SSE events whose data is one
- * `GenerateContentResponse`.
+ * Google Gemini / Vertex AI `streamGenerateContent`: each event is one `GenerateContentResponse`,
+ * in either of the two bodies the endpoint streams — with `alt=sse`, SSE events; without it
+ * (the default), one JSON array whose elements arrive pretty-printed, `\n,\r\n` between them,
+ * each decoded as soon as its closing brace arrives (array-framing.ts). The body's first
+ * character tells them apart (`[` or not), so both are `input: 'gemini'`, and `auto` finds both.
  *
  * - Text: `candidates[0].content.parts[].text`; a part with `thought: true` is reasoning.
  * - Tool calls: a `functionCall` part, one call each, keyed `candidate0.function_call<n>` (`n`

@@ -27,9 +27,9 @@ export interface ProviderDecoderOptions {
   /** The body's wire format, or `'auto'` to detect it from the first lines and events. */
   readonly input: ProviderInput;
   /**
-   * Longest line, and longest SSE event data, kept, in UTF-16 code units (for a binary AWS
-   * event stream: longest frame, in bytes); a longer one is discarded with a `too-long`
-   * diagnostic. Default 8 MiB (8_388_608).
+   * Longest line, and longest SSE event data, kept, in UTF-16 code units (for a JSON-array
+   * body: longest element; for a binary AWS event stream: longest frame, in bytes); a longer
+   * one is discarded with a `too-long` diagnostic. Default 8 MiB (8_388_608).
    */
   readonly maxEventLength?: number;
 }
@@ -91,7 +91,7 @@ export interface ProviderSink {
 }
 
 export interface ProviderStats {
-  /** SSE events dispatched, or JSON lines read. */
+  /** SSE events dispatched, JSON lines read, JSON-array elements read, or binary frames read. */
   events: number;
   /** Events that carried nothing usable and were reported (not JSON, unknown shape, after `[DONE]`). */
   ignoredEvents: number;
@@ -102,10 +102,10 @@ export interface ProviderStats {
 export interface ProviderDecoder extends Engine<ProviderStats> {
   /**
    * Offers a piece of the raw body, before any text decoding. Returns true when the decoder took
-   * it: the body is a binary AWS event stream (Bedrock ConverseStream,
-   * `application/vnd.amazon.eventstream`), which `input: 'bedrock'` and `'auto'` recognise by
-   * its first byte (a frame starts with the high byte of its length; no text body starts with a
-   * control byte). Returns false when the body is text: the caller decodes it (UTF-8) and
+   * it: the body is a binary AWS event stream (Bedrock ConverseStream or
+   * InvokeModelWithResponseStream, `application/vnd.amazon.eventstream`), which
+   * `input: 'bedrock'` and `'auto'` recognise by its first byte (a frame starts with the high
+   * byte of its length; no text body starts with a control byte). Returns false when the body is text: the caller decodes it (UTF-8) and
    * `write`s it, as for every format. The first non-empty piece (or a first `write`) decides
    * for the whole stream; other inputs always return false. After a binary start, `write(text)`
    * takes the text's UTF-8 bytes.
@@ -130,8 +130,11 @@ export interface ProviderDecoder extends Engine<ProviderStats> {
    * after `end()`, false means the body was cut before the answer ended.
    */
   readonly complete: boolean;
-  /** True once `data: [DONE]` arrived: nothing after it is decoded, so a client may stop reading. */
-  readonly closed: boolean;
+  /**
+   * True once `data: [DONE]` arrived: nothing after it is decoded, so a client may stop reading.
+   * (Not `closed`: on a Node stream that name is `Readable#closed`, whether the stream emitted `close`.)
+   */
+  readonly doneMarker: boolean;
 }
 
 /** The decoder's readable state, as the Node and Web adapters expose it on their streams. */
@@ -143,6 +146,6 @@ export const PROVIDER_DECODER_STATE = [
   'toolCalls',
   'error',
   'complete',
-  'closed',
+  'doneMarker',
   'stats',
 ] as const;

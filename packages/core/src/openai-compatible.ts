@@ -8,7 +8,9 @@
  * consumed: read them after the iteration ends (`model` is the requested one until the
  * stream names the model that answered). A non-2xx response rejects with a
  * `ProviderHttpError` carrying the status and the body's error message; an error the provider
- * sends inside the stream throws from the iteration. Uses the global `fetch` (Node 20).
+ * sends inside the stream throws from the iteration. Uses the global `fetch`, so the same
+ * function runs on Node (20+), in browsers and in edge runtimes (re-exported by @llmjson/node and
+ * @llmjson/web).
  *
  * Timeouts: a server that accepts the request and then goes silent would otherwise hold the
  * call for as long as the HTTP client's own limits (undici: 300 s for the headers, 300 s
@@ -37,22 +39,61 @@
  * before any request is sent. jsonl prompts are never given a format: their answer is
  * many documents, and both formats ask for one. The answer is validated locally either way,
  * and `extraBody.response_format` overrides all of this.
+ *
+ * Runtime-neutral: core's lib declares no `fetch`, `AbortController`, timers or `TextDecoder`,
+ * so the code reaches them through `globalThis`, typed by the few members it uses. The public
+ * types name the platform's own `RequestInit`, `Response` and `AbortSignal`: core declares them
+ * as empty interfaces, which merge with the real ones wherever the DOM lib or @types/node is
+ * loaded, so a Node or browser user passes and receives exactly the platform's types.
  */
 
-import {
-  ConfigurationError,
-  ConfigurationErrorCode,
-  checkStructuredOutputOptions,
-  createProviderDecoder,
-  type Diagnostic,
-  LlmjsonError,
-  type LlmResult,
-  type ProviderError,
-  type SchemaInput,
-  type StructuredOutputOptions,
-  structuredOutput,
-  type Usage,
-} from '@llmjson/core';
+import type { Diagnostic } from './diagnostics.js';
+import { LlmjsonError } from './errors.js';
+import type { ReadableStreamLike } from './from-async.js';
+import type { LlmResult } from './llm-result.js';
+import { createProviderDecoder } from './provider/decoder.js';
+import type { ProviderError, Usage } from './provider/types.js';
+import { ConfigurationError, ConfigurationErrorCode } from './schema-validator.js';
+import type { SchemaInput } from './standard-schema.js';
+import { checkStructuredOutputOptions, type StructuredOutputOptions, structuredOutput } from './structured-output.js';
+
+declare global {
+  // The platform's fetch types, merged with the DOM lib's or @types/node's declarations where
+  // those are loaded (see the file's comment); core itself reads them through the views below.
+  interface RequestInit {}
+  interface Response {}
+  interface AbortSignal {}
+}
+
+/** What is used of the platform's `AbortSignal`. */
+interface SignalView {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options: { readonly once: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** What is used of the platform's `Response`. */
+interface ResponseView {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly body: ReadableStreamLike<Uint8Array> | null;
+  text(): Promise<string>;
+}
+
+/** What is used of the platform's globals; a timer handle is a number or, on Node, an object with `unref`. */
+interface Platform {
+  fetch(url: string, init: RequestInit): Promise<Response>;
+  readonly AbortController: new () => { readonly signal: AbortSignal; abort(reason?: unknown): void };
+  readonly TextDecoder: new (
+    label: string,
+  ) => { decode(input?: Uint8Array, options?: { readonly stream?: boolean }): string };
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(timer: unknown): void;
+}
+
+const platform = (): Platform => globalThis as unknown as Platform;
 
 export interface OpenAICompatibleOptions {
   /** The API root, including its version segment: `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`. */
@@ -62,8 +103,11 @@ export interface OpenAICompatibleOptions {
   readonly model: string;
   /** Extra request headers (they override the defaults). Default: none. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** The fetch to use. Default: the global `fetch`. */
-  readonly fetch?: typeof fetch;
+  /**
+   * The fetch to use (the global `fetch`'s type fits; a wrapper gets a string URL and a
+   * `RequestInit`). Default: the global `fetch`.
+   */
+  readonly fetch?: (url: string, init: RequestInit) => Promise<Response>;
   /** Merged into the request body (`temperature`, `max_tokens`, a `response_format`...). `stream` stays `true`. */
   readonly extraBody?: Readonly<Record<string, unknown>>;
   /** Called with each diagnostic of the stream decoder (an event that is not JSON...). Default: none. */
@@ -177,12 +221,16 @@ function timeoutOption(name: string, value: number | undefined, fallback: number
   return value;
 }
 
-function startTimer(ms: number, expire: () => void): ReturnType<typeof setTimeout> | undefined {
+function startTimer(ms: number, expire: () => void): unknown {
   if (ms > MAX_TIMER_DELAY) return undefined;
-  const timer = setTimeout(expire, ms);
-  // A timer alone must not keep the process alive: the connection it watches does, while it is open.
-  timer.unref();
+  const timer = platform().setTimeout(expire, ms);
+  // On Node, a timer alone must not keep the process alive: the connection it watches does, while it is open.
+  (timer as { unref?: () => void }).unref?.();
   return timer;
+}
+
+function stopTimer(timer: unknown): void {
+  if (timer !== undefined) platform().clearTimeout(timer);
 }
 
 /**
@@ -191,19 +239,20 @@ function startTimer(ms: number, expire: () => void): ReturnType<typeof setTimeou
  * (the abort reason, or a custom fetch's own AbortError), the call rejects with the timeout.
  */
 class CallLimits {
-  private readonly controller = new AbortController();
+  private readonly controller = new (platform().AbortController)();
   readonly signal = this.controller.signal;
   private expired: ProviderTimeoutError | undefined;
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly totalTimer: ReturnType<typeof setTimeout> | undefined;
+  private idleTimer: unknown;
+  private readonly totalTimer: unknown;
   private readonly unlink: () => void = () => undefined;
 
   constructor(
     private readonly url: string,
     private readonly idleTimeoutMs: number,
     totalTimeoutMs: number,
-    callerSignal: AbortSignal | undefined,
+    signal: AbortSignal | undefined,
   ) {
+    const callerSignal = signal as SignalView | undefined;
     // Forwarded by hand rather than with AbortSignal.any, which Node 20 has only from 20.3.
     if (callerSignal?.aborted) {
       this.controller.abort(callerSignal.reason);
@@ -240,19 +289,19 @@ class CallLimits {
     } catch (error) {
       throw this.expired ?? error;
     } finally {
-      clearTimeout(this.idleTimer);
+      stopTimer(this.idleTimer);
     }
   }
 
   /** The call is over (answered, failed or abandoned): no timer may fire for it any more. */
   close(): void {
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.totalTimer);
+    stopTimer(this.idleTimer);
+    stopTimer(this.totalTimer);
     this.unlink();
   }
 
   private expire(error: ProviderTimeoutError): void {
-    if (this.expired !== undefined || this.signal.aborted) return;
+    if (this.expired !== undefined || (this.signal as SignalView).aborted) return;
     this.expired = error;
     // Aborting the fetch closes the connection, so the stalled server is not left holding a socket.
     this.controller.abort(error);
@@ -284,7 +333,7 @@ export function openAICompatible(
   options: OpenAICompatibleOptions,
 ): (request: OpenAICompatibleRequest) => Promise<OpenAICompatibleResult> {
   const url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
-  const fetchImpl = options.fetch ?? fetch;
+  const fetchImpl = options.fetch ?? ((input: string, init: RequestInit) => platform().fetch(input, init));
   const extraBody = options.extraBody ?? {};
   const idleTimeoutMs = timeoutOption('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
   const totalTimeoutMs = timeoutOption('totalTimeoutMs', options.totalTimeoutMs, Number.POSITIVE_INFINITY);
@@ -321,17 +370,15 @@ export function openAICompatible(
       stream: true,
       stream_options: 'stream_options' in extraBody ? extraBody.stream_options : { include_usage: true },
     };
-    // Header names are case-insensitive: `set` lets a user's `Authorization` replace ours, not join it.
-    const headers = new Headers({ 'content-type': 'application/json', accept: 'text/event-stream' });
-    if (options.apiKey !== undefined) headers.set('authorization', `Bearer ${options.apiKey}`);
-    for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+    // Header names are case-insensitive: lower-cased, a user's `Authorization` replaces ours, not joins it.
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+    if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
     const limits = new CallLimits(url, idleTimeoutMs, totalTimeoutMs, request.signal);
-    let response: Response;
+    const init = { method: 'POST', headers, body: JSON.stringify(body), signal: limits.signal };
+    let response: ResponseView;
     try {
-      response = await limits.wait(
-        fetchImpl(url, { method: 'POST', headers, body: JSON.stringify(body), signal: limits.signal }),
-        'before its response headers',
-      );
+      response = (await limits.wait(fetchImpl(url, init), 'before its response headers')) as ResponseView;
     } catch (error) {
       limits.close();
       throw error;
@@ -370,8 +417,8 @@ export function openAICompatible(
           },
         },
       );
-      const utf8 = new TextDecoder('utf-8');
-      const reader = (stream as ReadableStream<Uint8Array>).getReader();
+      const utf8 = new (platform().TextDecoder)('utf-8');
+      const reader = (stream as ReadableStreamLike<Uint8Array>).getReader();
       let finished = false;
       try {
         for (;;) {
@@ -381,10 +428,10 @@ export function openAICompatible(
           yield* texts.splice(0);
           if (decoder.error !== undefined) throw streamError(decoder.error);
           // Nothing after `[DONE]` counts: do not wait for a server that keeps the connection open.
-          if (decoder.closed) break;
+          if (decoder.doneMarker) break;
         }
-        finished = !decoder.closed;
-        if (decoder.closed) await reader.cancel().catch(() => undefined);
+        finished = !decoder.doneMarker;
+        if (decoder.doneMarker) await reader.cancel().catch(() => undefined);
         decoder.write(utf8.decode());
         decoder.end();
         yield* texts.splice(0);
