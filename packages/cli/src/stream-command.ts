@@ -18,7 +18,6 @@
  */
 
 import type { Readable, Writable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { canonicalJson, createEnvelope, isTruncated, parseJsonResponse } from '@llmjson/contracts';
 import {
   type CoerceOption,
@@ -32,7 +31,7 @@ import {
   withCoercion,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
-import { isStandardSchema, isViolation, jsonSchemaOf, quoteInput } from '@llmjson/core/internal';
+import { createUtf8Chunks, isStandardSchema, isViolation, jsonSchemaOf, quoteInput } from '@llmjson/core/internal';
 import {
   createElementStream,
   createJsonlStream,
@@ -101,11 +100,11 @@ const OUTPUT_BATCH = 65_536;
  * Stdout for printed values: pieces written in the same turn of the event loop are gathered and
  * written at once (at the end of the turn, or when OUTPUT_BATCH characters are waiting), so a
  * value is printed as soon as the turn that found it ends and a big input costs a few writes,
- * not one per value. `write` resolves false once the reader went away (`| head -1`); it waits
- * for `drain` when the reader is slow. `flush` writes what waits: call it before returning.
+ * not one per value. `write` gives false once the reader went away (`| head -1`); when a full
+ * batch meets a slow reader it returns a promise that waits for `drain`. `flush` writes what waits: call it before returning.
  */
 export function lineWriter(stdout: Writable): {
-  write(line: string): Promise<boolean>;
+  write(line: string): boolean | Promise<boolean>;
   flush(): Promise<boolean>;
   readonly closed: boolean;
 } {
@@ -139,7 +138,8 @@ export function lineWriter(stdout: Writable): {
     get closed() {
       return closed;
     },
-    async write(line: string) {
+    // Synchronous unless a full batch has to be written: no promise per printed value.
+    write(line: string): boolean | Promise<boolean> {
       if (closed) return false;
       pending += line;
       if (pending.length >= OUTPUT_BATCH) return flush();
@@ -271,7 +271,7 @@ async function streamCommand(
   const values: unknown[] = [];
   let valueCount = 0;
   let outOfRange = 0;
-  const print = async (value: unknown) => {
+  const print = (value: unknown): boolean | Promise<boolean> => {
     if (flags.api === true) return true;
     const line = JSON.stringify(value);
     // JSON.stringify writes a number beyond the double range (1e999 parses as Infinity) as
@@ -319,7 +319,7 @@ async function streamCommand(
     const watch = failFast ? documentWatcher(schema, flags.discriminator, coerce) : undefined;
     // Decoded here, not by setEncoding: that re-decodes what is already buffered (the bytes
     // --input auto looked at and gave back), which an object-mode stdin does not survive.
-    const decoder = new StringDecoder('utf8');
+    const decoder = createUtf8Chunks();
     const take = (piece: string): boolean => {
       // Counted before appending: the oversized string is never built.
       if (answer.length + piece.length > maxLength) {
@@ -338,10 +338,11 @@ async function streamCommand(
     };
     let reading = true;
     for await (const chunk of text) {
-      reading = take(typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer));
+      // A string after bytes: the bytes' unfinished character (U+FFFD) comes first, in order.
+      reading = take(typeof chunk === 'string' ? decoder.flush() + chunk : decoder.decode(chunk as Uint8Array));
       if (!reading) break;
     }
-    if (reading) take(decoder.end());
+    if (reading) take(decoder.flush());
   }
   if (tooLong) {
     input.destroy();
@@ -397,7 +398,9 @@ async function streamCommand(
           valueCount++;
           if (keepValues) values.push(value);
         }
-        if (!(await print(value))) {
+        let printed = print(value);
+        if (typeof printed !== 'boolean') printed = await printed;
+        if (!printed) {
           // The reader went away (`| head -1`): stop quietly.
           input.destroy();
           return ExitCode.ok;
@@ -544,6 +547,27 @@ function documentWatcher(
 
 /** Whether `value` holds a number that is not finite (values nest at most maxDepth levels). */
 function hasNonFinite(value: unknown): boolean {
+  // A walk over what JSON.stringify would print (own enumerable keys, array items); a value
+  // with its own toJSON is handed to JSON.stringify, which knows what it prints.
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return true;
+    } else if (typeof v === 'object' && v !== null) {
+      if (typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+        if (nonFiniteByStringify(v)) return true;
+      } else if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) pending.push(v[i]);
+      } else {
+        for (const key of Object.keys(v)) pending.push((v as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
+function nonFiniteByStringify(value: unknown): boolean {
   let found = false;
   JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v === 'number' && !Number.isFinite(v)) found = true;

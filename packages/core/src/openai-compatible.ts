@@ -40,7 +40,7 @@
  * many documents, and both formats ask for one. The answer is validated locally either way,
  * and `extraBody.response_format` overrides all of this.
  *
- * Runtime-neutral: core's lib declares no `fetch`, `AbortController`, timers or `TextDecoder`,
+ * Runtime-neutral: core's lib declares no `fetch`, `AbortController` or timers,
  * so the code reaches them through `globalThis`, typed by the few members it uses. The public
  * types name the platform's own `RequestInit`, `Response` and `AbortSignal`: core declares them
  * as empty interfaces, which merge with the real ones wherever the DOM lib or @types/node is
@@ -56,6 +56,7 @@ import type { ProviderError, Usage } from './provider/types.js';
 import { ConfigurationError, ConfigurationErrorCode } from './schema-validator.js';
 import type { SchemaInput } from './standard-schema.js';
 import { checkStructuredOutputOptions, type StructuredOutputOptions, structuredOutput } from './structured-output.js';
+import { createUtf8Chunks } from './utf8-chunks.js';
 
 declare global {
   // The platform's fetch types, merged with the DOM lib's or @types/node's declarations where
@@ -86,9 +87,6 @@ interface ResponseView {
 interface Platform {
   fetch(url: string, init: RequestInit): Promise<Response>;
   readonly AbortController: new () => { readonly signal: AbortSignal; abort(reason?: unknown): void };
-  readonly TextDecoder: new (
-    label: string,
-  ) => { decode(input?: Uint8Array, options?: { readonly stream?: boolean }): string };
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(timer: unknown): void;
 }
@@ -417,14 +415,14 @@ export function openAICompatible(
           },
         },
       );
-      const utf8 = new (platform().TextDecoder)('utf-8');
+      const utf8 = createUtf8Chunks();
       const reader = (stream as ReadableStreamLike<Uint8Array>).getReader();
       let finished = false;
       try {
         for (;;) {
           const { done, value } = await limits.wait(reader.read(), 'in the middle of its answer');
           if (done) break;
-          decoder.write(utf8.decode(value, { stream: true }));
+          decoder.write(utf8.decode(value));
           yield* texts.splice(0);
           if (decoder.error !== undefined) throw streamError(decoder.error);
           // Nothing after `[DONE]` counts: do not wait for a server that keeps the connection open.
@@ -432,7 +430,7 @@ export function openAICompatible(
         }
         finished = !decoder.doneMarker;
         if (decoder.doneMarker) await reader.cancel().catch(() => undefined);
-        decoder.write(utf8.decode());
+        decoder.write(utf8.flush());
         decoder.end();
         yield* texts.splice(0);
         if (decoder.error !== undefined) throw streamError(decoder.error);
