@@ -143,7 +143,10 @@ describe('input', () => {
 
 describe('answers that cannot be printed or were cut', () => {
   test('a number beyond the double range is reported, not printed as null; the envelope says why', async () => {
-    const r = await cli(['jsonl'], '{"a": 1}\n{"a": 1e400}\n{"b": null, "c": [1, {"d": [null, -1e999]}]}\n{"b": null, "c": [1e308]}\n');
+    const r = await cli(
+      ['jsonl'],
+      '{"a": 1}\n{"a": 1e400}\n{"b": null, "c": [1, {"d": [null, -1e999]}]}\n{"b": null, "c": [1e308]}\n',
+    );
     expect(r.lines).toEqual([{ a: 1 }, { b: null, c: [1e308] }]);
     expect(r.err).toContain('a value holds a number beyond the double range (read as Infinity); not printed');
     expect(r.code).toBe(0);
