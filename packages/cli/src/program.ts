@@ -1,7 +1,8 @@
 /**
  * The `llmjson` command line: argument parsing (commander), `--help` with examples for every
  * command, exit codes. `main(argv, io)` runs one command and resolves to its exit code; it
- * never calls `process.exit`, so tests run it in-process.
+ * never calls `process.exit`, so tests run it in-process. Commands other than the stream modes
+ * are imported when chosen, so `llmjson jsonl` does not load what `batch` or `run` need.
  */
 
 import { readFileSync } from 'node:fs';
@@ -9,14 +10,11 @@ import { ContractConfigurationError } from '@llmjson/contracts';
 import { ConfigurationError, ProviderFormat } from '@llmjson/core';
 import { quoteInput } from '@llmjson/core/internal';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { type BatchFlags, runBatchCommand } from './batch-command.js';
-import { runCheckCommand } from './check-command.js';
+import type { BatchFlags } from './batch-command.js';
 import { COERCE_HELP } from './coerce-flag.js';
-import { type CompileFlags, runCompileCommand } from './compile-command.js';
-import { runDemoCommand } from './demo-command.js';
+import type { CompileFlags } from './compile-command.js';
 import { MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
 import { EXIT_CODES_HELP, ExitCode, UsageError } from './exit-codes.js';
-import { runRunCommand } from './run-command.js';
 import {
   DEFAULT_MAX_LENGTH,
   DEFAULT_PARTIAL_EMIT,
@@ -25,7 +23,7 @@ import {
   runStreamCommand,
   type StreamFlags,
 } from './stream-command.js';
-import { runToolsCommand, type ToolsFlags } from './tools-command.js';
+import type { ToolsFlags } from './tools-command.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -267,6 +265,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     )
     .action(async (file: string | undefined, flags: ToolsFlags) => {
       if (options.parseOnly === true) return;
+      const { runToolsCommand } = await import('./tools-command.js');
       code = await runToolsCommand(file, flags, io);
     });
 
@@ -281,6 +280,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     )
     .action(async (path: string, flags: { schemaRoot?: string[] }) => {
       if (options.parseOnly === true) return;
+      const { runCheckCommand } = await import('./check-command.js');
       code = await runCheckCommand(path, flags, io);
     });
 
@@ -297,6 +297,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     )
     .action(async (file: string, flags: CompileFlags) => {
       if (options.parseOnly === true) return;
+      const { runCompileCommand } = await import('./compile-command.js');
       code = await runCompileCommand(file, flags, io);
     });
 
@@ -333,6 +334,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     )
     .action(async (flags) => {
       if (options.parseOnly === true) return;
+      const { runRunCommand } = await import('./run-command.js');
       code = await runRunCommand(flags, io);
     });
 
@@ -365,6 +367,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     )
     .action(async (files: string[], flags: BatchFlags) => {
       if (options.parseOnly === true) return;
+      const { runBatchCommand } = await import('./batch-command.js');
       code = await runBatchCommand(files, flags, io);
     });
 
@@ -377,6 +380,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     .addHelpText('after', '\nExamples:\n  llmjson demo\n  llmjson demo --speed 20')
     .action(async (flags: { speed: number }) => {
       if (options.parseOnly === true) return;
+      const { runDemoCommand } = await import('./demo-command.js');
       code = await runDemoCommand(flags, io);
     });
 

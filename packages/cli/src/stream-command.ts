@@ -17,7 +17,7 @@
  * With `--fail-fast`, what coercion repairs is no violation.
  */
 
-import type { Readable, Writable } from 'node:stream';
+import { finished, type Readable, type Writable } from 'node:stream';
 import { canonicalJson, createEnvelope, isTruncated, parseJsonResponse } from '@llmjson/contracts';
 import {
   type CoerceOption,
@@ -392,19 +392,18 @@ async function streamCommand(
     const output = text.pipe(engine);
     text.on('error', (error) => engine.destroy(error));
     try {
-      for await (const out of output) {
+      const ended = await consume(output, (out) => {
         const value = mode === 'salvage' || mode === 'elements' ? (out as { value: unknown }).value : out;
         if (mode !== 'partial') {
           valueCount++;
           if (keepValues) values.push(value);
         }
-        let printed = print(value);
-        if (typeof printed !== 'boolean') printed = await printed;
-        if (!printed) {
-          // The reader went away (`| head -1`): stop quietly.
-          input.destroy();
-          return ExitCode.ok;
-        }
+        return print(value);
+      });
+      if (ended === 'stopped') {
+        // The reader went away (`| head -1`): stop quietly.
+        input.destroy();
+        return ExitCode.ok;
       }
     } catch (error) {
       if (!(error instanceof ContractViolationError)) throw error;
@@ -546,6 +545,54 @@ function documentWatcher(
 }
 
 /** Whether `value` holds a number that is not finite (values nest at most maxDepth levels). */
+/**
+ * Reads every item of an object-mode stream through `take`, from 'data' events: `for await`
+ * would cost a promise per item. The stream pauses while `take`'s promise waits (a slow
+ * stdout). Resolves 'stopped' once `take` gives false (the stream is then destroyed), 'ended'
+ * at the stream's end; rejects with its error, or when it closes before its end.
+ */
+function consume(output: Readable, take: (item: unknown) => boolean | Promise<boolean>): Promise<'ended' | 'stopped'> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const settle = (outcome: 'ended' | 'stopped' | { error: unknown }) => {
+      if (done) return;
+      done = true;
+      output.off('data', onData);
+      if (outcome === 'ended') resolve(outcome);
+      else {
+        output.destroy();
+        if (outcome === 'stopped') resolve(outcome);
+        else reject(outcome.error);
+      }
+    };
+    const onData = (item: unknown) => {
+      let taken: boolean | Promise<boolean>;
+      try {
+        taken = take(item);
+      } catch (error) {
+        settle({ error });
+        return;
+      }
+      if (taken === true) return;
+      if (taken === false) {
+        settle('stopped');
+        return;
+      }
+      output.pause();
+      taken.then(
+        (ok) => {
+          if (done) return;
+          if (ok) output.resume();
+          else settle('stopped');
+        },
+        (error: unknown) => settle({ error }),
+      );
+    };
+    output.on('data', onData);
+    finished(output, (error) => settle(error === undefined || error === null ? 'ended' : { error }));
+  });
+}
+
 function hasNonFinite(value: unknown): boolean {
   // A walk over what JSON.stringify would print (own enumerable keys, array items); a value
   // with its own toJSON is handed to JSON.stringify, which knows what it prints.
