@@ -261,3 +261,37 @@ describe('demo', () => {
     expect(r.out).toContain('document complete');
   });
 });
+
+describe('a slow reader', () => {
+  test('jsonl into a stdout that drains slowly: every value, in order, none lost while the output waits', async () => {
+    const { main } = await import('@llmjson/cli');
+    const { PassThrough, Readable, Writable } = await import('node:stream');
+    const count = 6_000;
+    const input = Array.from({ length: count }, (_, i) => `{"i": ${i}, "text": "${'x'.repeat(80)}"}\n`).join('');
+    let out = '';
+    let waits = 0;
+    const stdout = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, done) {
+        out += chunk.toString();
+        waits++;
+        setTimeout(done, 1);
+      },
+    });
+    const code = await main(['jsonl'], {
+      stdin: Readable.from([Buffer.from(input)]),
+      stdout,
+      stderr: new PassThrough(),
+      cwd: process.cwd(),
+      env: {},
+    });
+    expect(code).toBe(0);
+    const lines = out.trim().split('\n');
+    expect(lines).toHaveLength(count);
+    expect(lines.map((line) => (JSON.parse(line) as { i: number }).i)).toEqual(
+      Array.from({ length: count }, (_, i) => i),
+    );
+    // The output was written in several batches, each waited for: the reading paused meanwhile.
+    expect(waits).toBeGreaterThan(3);
+  });
+});
