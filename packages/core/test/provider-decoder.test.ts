@@ -571,6 +571,29 @@ describe('Anthropic Messages', () => {
     ]);
   });
 
+  test.each([
+    {
+      input: 'cohere' as const,
+      body: `${sse({ type: 'message-start', delta: { message: { role: 'assistant' } } })}${sse({ type: 'content-delta', index: 0, delta: { message: { content: { text: 'Hi' } } } })}${sse({ type: 'message-start', delta: { message: { role: 'assistant' } } })}`,
+      second: 'data: {"type":"message-start"',
+      message: 'message 1 ended without message-end: a new message-start followed',
+    },
+    {
+      input: 'bedrock' as const,
+      body: '{"messageStart":{"role":"assistant"}}\n{"contentBlockDelta":{"contentBlockIndex":0,"delta":{"text":"Hi"}}}\n{"messageStart":{"role":"assistant"}}\n',
+      second: '{"messageStart"',
+      message: 'message 1 ended without messageStop: a new messageStart followed',
+    },
+  ])(
+    '$input: a message cut by a new start is reported where the new one starts',
+    ({ input, body, second, message }) => {
+      const r = decode(body, input);
+      const where = at(body, second);
+      const cut = r.diagnostics.find((d) => d.message === message);
+      expect(cut).toMatchObject({ reason: 'truncated', offset: body.indexOf(second, where.offset + 1) });
+    },
+  );
+
   test('a tool input given up front (content_block_start input, message_start content) is one piece', () => {
     const r = decode(
       [

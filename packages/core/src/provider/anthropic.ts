@@ -54,15 +54,7 @@ class AnthropicReader implements FormatReader {
     const context = this.context;
     switch (event.type) {
       case 'message_start': {
-        if (this.messages > 0 && !context.finished) {
-          context.cut(
-            `message ${this.messages} ended without message_stop: a new message_start followed`,
-            at.line,
-            at.offset,
-          );
-        }
-        this.messages++;
-        context.finished = false;
+        this.messages = context.startMessage('message_start', 'message_stop', at);
         this.blocks.clear();
         const message = isObject(event.message) ? event.message : {};
         context.setModel(message.model);

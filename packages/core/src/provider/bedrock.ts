@@ -133,7 +133,6 @@ const WITHHELD_TITAN = 'CONTENT_FILTERED';
 
 class BedrockReader implements FormatReader {
   private readonly blocks = new Map<number, CallState>();
-  private messages = 0;
   /** InvokeModelWithResponseStream: the model format of the chunks, and its reader when it has one. */
   private family: Family | undefined;
   private inner: FormatReader | undefined;
@@ -257,15 +256,7 @@ class BedrockReader implements FormatReader {
   private converse(event: Json, at: EventAt): void {
     const context = this.context;
     if (isObject(event.messageStart)) {
-      if (this.messages > 0 && !context.finished) {
-        context.cut(
-          `message ${this.messages} ended without messageStop: a new messageStart followed`,
-          at.line,
-          at.offset,
-        );
-      }
-      this.messages++;
-      context.finished = false;
+      context.startMessage('messageStart', 'messageStop', at);
       this.blocks.clear();
       context.setFinishReason(undefined);
       context.setUsage(undefined);

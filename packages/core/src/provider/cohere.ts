@@ -56,7 +56,6 @@ class CohereReader implements FormatReader {
   /** Content blocks opened as `thinking`, by index. */
   private readonly thinking = new Set<number>();
   private readonly calls = new Map<number, CallState>();
-  private messages = 0;
 
   constructor(private readonly context: FormatContext) {}
 
@@ -65,15 +64,7 @@ class CohereReader implements FormatReader {
     const index = num(event.index) ?? 0;
     switch (event.type) {
       case 'message-start':
-        if (this.messages > 0 && !context.finished) {
-          context.cut(
-            `message ${this.messages} ended without message-end: a new message-start followed`,
-            at.line,
-            at.offset,
-          );
-        }
-        this.messages++;
-        context.finished = false;
+        context.startMessage('message-start', 'message-end', at);
         this.thinking.clear();
         this.calls.clear();
         context.setFinishReason(undefined);

@@ -89,6 +89,11 @@ export interface FormatContext {
   reportRefusal(): void;
   /** Reports that the current message was cut, naming its open tool calls. */
   cut(message: string, line: number, offset: number): void;
+  /**
+   * A new message starts (`startMarker`): the previous one, if it had not ended with its
+   * `endMarker`, is reported cut; `finished` is reset. Returns the new message's number (from 1).
+   */
+  startMessage(startMarker: string, endMarker: string, at: EventAt): number;
   setModel(model: unknown): void;
   setFinishReason(reason: string | undefined): void;
   setUsage(usage: Usage | undefined): void;

@@ -140,6 +140,8 @@ class Decoder implements ProviderDecoder, FormatContext {
   usage: Usage | undefined;
   error: ProviderError | undefined;
   finished = false;
+  /** Messages started so far (`startMessage`). */
+  private messages = 0;
 
   private readonly sink: ProviderSink;
   private readonly framer: EventFramer;
@@ -498,6 +500,18 @@ class Decoder implements ProviderDecoder, FormatContext {
       text,
       `the model refused: ${text}`,
     );
+  }
+
+  startMessage(startMarker: string, endMarker: string, at: EventAt): number {
+    if (this.messages > 0 && !this.finished) {
+      this.cut(
+        `message ${this.messages} ended without ${endMarker}: a new ${startMarker} followed`,
+        at.line,
+        at.offset,
+      );
+    }
+    this.finished = false;
+    return ++this.messages;
   }
 
   cut(message: string, line: number, offset: number): void {
