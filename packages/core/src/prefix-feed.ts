@@ -21,6 +21,7 @@
  * value: it stops the feed, then is forwarded.
  */
 
+import { type KeyTrie, keyTrieOf } from './key-trie.js';
 import { PrefixChecker, type PrefixCheckOptions, type PrefixViolation } from './prefix-check.js';
 import type { JsonSchema } from './schema-validator.js';
 
@@ -101,6 +102,14 @@ export class PrefixFeed {
   #literalIndex = 0;
 
   // The token in flight (a key, a number or literal, a checked string): where its text starts.
+  /** The property names of the schema as an automaton (key-trie.ts), or undefined for none. */
+  readonly #trie: KeyTrie | undefined;
+  /**
+   * The key in flight followed through `#trie`: its state (0: the key is not followed, its text
+   * is kept from `#keyFrom` on). No text is kept while it is followed.
+   */
+  #keyState = 0;
+  #keyStart = 0; // absolute offset of the followed key's first character
   #keyFrom = -1; // absolute offset of the key's first character after its quote, or -1
   #valueFrom = -1; // absolute offset of the number or literal in flight, or -1
   #stringDone = -1; // checked string in flight: absolute offset up to which its text was appended, or -1
@@ -133,6 +142,7 @@ export class PrefixFeed {
     this.#options = options;
     this.#maxDepth = maxDepth;
     this.#onViolation = onViolation;
+    this.#trie = keyTrieOf(schema);
   }
 
   /** A value is being checked: begun, and not stopped since. */
@@ -145,6 +155,7 @@ export class PrefixFeed {
     this.#state = VALUE;
     this.#depth = 0;
     this.#quiet = 0;
+    this.#keyState = 0;
     this.#keyFrom = -1;
     this.#valueFrom = -1;
     this.#stringDone = -1;
@@ -198,6 +209,7 @@ export class PrefixFeed {
     const stack = this.#stack;
     let depth = this.#depth;
     let quiet = this.#quiet;
+    let keyState = this.#keyState;
     const crEnds = this.endAtCarriageReturn;
     let cut = false; // a carriage return ends the text at `to`
     for (let i = from; i < to; i++) {
@@ -209,6 +221,36 @@ export class PrefixFeed {
       }
       switch (state) {
         case STRING: {
+          if (keyState !== 0) {
+            // A key followed through the names' automaton: one table read per character.
+            const trie = this.#trie as KeyTrie;
+            const columns = trie.columns;
+            const table = trie.next;
+            const width = trie.width;
+            while (c !== 0x22) {
+              const column = c < 0x80 ? (columns[c] as number) : 0;
+              const next = column === 0 ? 0 : (table[keyState * width + column] as number);
+              if (next === 0) {
+                // No declared name goes on with this character: the key is read as text from here.
+                this.#leaveTrie(keyState);
+                keyState = 0;
+                break;
+              }
+              keyState = next;
+              if (++i === to) break;
+              c = piece.charCodeAt(i);
+            }
+            if (i === to) break;
+            if (keyState !== 0) {
+              // The closing quote: the key is the text that led to this state.
+              const key = trie.names[keyState] as string;
+              keyState = 0;
+              checker.key(depth, key, base + i);
+              if (!this.#live) return;
+              state = COLON;
+              break;
+            }
+          }
           // The common case: a run of ordinary characters.
           while (c !== 0x22 && c !== 0x5c && c >= 0x20) {
             if (++i === to) break;
@@ -301,7 +343,14 @@ export class PrefixFeed {
             if (c === 0x22) {
               state = STRING;
               this.#stringKind = STRING_KEY;
-              if (quiet === 0) this.#keyFrom = base + i + 1;
+              if (quiet === 0) {
+                if (this.#trie !== undefined) {
+                  keyState = 1;
+                  this.#keyStart = base + i + 1;
+                } else {
+                  this.#keyFrom = base + i + 1;
+                }
+              }
               this.#escaped = false;
               break;
             }
@@ -435,6 +484,7 @@ export class PrefixFeed {
     this.#state = state;
     this.#depth = depth;
     this.#quiet = quiet;
+    this.#keyState = keyState;
     const end = base + to;
     if (this.#stringDone >= 0) {
       // The checked string in flight: its text so far is checked, but for an unfinished escape.
@@ -444,6 +494,22 @@ export class PrefixFeed {
     if (cut) this.stop();
     else if (this.#keyFrom >= 0 || this.#valueFrom >= 0 || this.#stringDone >= 0) this.#carry(end);
     else if (this.#carried !== '') this.#carried = '';
+  }
+
+  /**
+   * The key followed through the automaton, in `state`, goes on with a character no declared
+   * name has there: from here its text is kept. What it read so far is the state's text (plain
+   * characters, one per position), of which the part before this write is carried.
+   */
+  #leaveTrie(state: number): void {
+    const start = this.#keyStart;
+    this.#keyFrom = start;
+    this.#escaped = false;
+    const writeFrom = this.#writeFrom;
+    if (start < writeFrom) {
+      this.#carried = ((this.#trie as KeyTrie).names[state] as string).slice(0, writeFrom - start);
+      this.#carriedFrom = start;
+    }
   }
 
   /**

@@ -381,6 +381,64 @@ describe('JSONL prefix checks: every path of the feed, cut at every position', (
     expect(found).toEqual(expected);
   });
 
+  test('keys followed through the automaton of declared names, and keys that leave it anywhere', () => {
+    // The declared names: type, title, priority, tags, done, text, score (and nothing else).
+    const lines: readonly (readonly [string, (readonly [string, number, string, string])?])[] = [
+      ['{"type":"task","title":"t","tags":[],"done":true,"priority":"low"}'],
+      ['{"type":"note","text":"x","score":0}'],
+      // A prefix of a declared name, a declared name and more, a detour in the middle.
+      ['{"type":"task","tit":"t"}', ['tit"', 3, '/tit', 'additionalProperties']],
+      ['{"type":"task","titles":"t"}', ['titles"', 6, '/titles', 'additionalProperties']],
+      ['{"type":"task","tidle":"t"}', ['tidle"', 5, '/tidle', 'additionalProperties']],
+      ['{"type":"task","":"t"}', ['"":', 1, '/', 'additionalProperties']],
+      // An escape, a character outside ASCII, a quote escaped: read as text from there.
+      ['{"type":"task","ti\\u0074le":"abcdefghijklmnop"}', ['mnop', 0, '/title', 'maxLength']],
+      ['{"type":"task","t\\u00efle":"t"}', ['le":', 2, '/t\u00efle', 'additionalProperties']],
+      ['{"type":"task","tïtle":"t"}', ['tle":', 3, '/tïtle', 'additionalProperties']],
+      ['{"type":"task","ti\\"tle":"t"}', ['tle":', 3, '/ti"tle', 'additionalProperties']],
+      // A name declared by the other branch only.
+      ['{"type":"task","score":1}', ['score"', 5, '/score', 'additionalProperties']],
+      ['{"type":"note","done":true}', ['done"', 4, '/done', 'additionalProperties']],
+    ];
+    const found = violations(decodeEverySplit(lines.map(([line]) => line).join('\n'), ON)).map(
+      ({ line, column, path, rule }) => ({ line, column, path, rule }),
+    );
+    const expected: { line: number; column: number; path: string; rule: string }[] = [];
+    lines.forEach(([line, violation], i) => {
+      if (violation === undefined) return;
+      const [marker, delta, path, rule] = violation;
+      expect(line.indexOf(marker), marker).toBeGreaterThanOrEqual(0);
+      expected.push({ line: i + 1, column: line.indexOf(marker) + delta, path, rule });
+    });
+    expect(found).toEqual(expected);
+  });
+
+  test('an undeclared key that shares a prefix with a declared one gets the rules of additionalProperties', () => {
+    const open: JsonSchema = {
+      type: 'object',
+      properties: { id: { type: 'integer' }, idea: { type: 'string', maxLength: 3 } },
+      additionalProperties: { type: 'string' },
+    };
+    const options: JsonlOptions = { ...ON, schema: open };
+    const lines: readonly (readonly [string, (readonly [string, number, string, string])?])[] = [
+      ['{"id":1,"idea":"abc","ide":"x","identity":"y"}'],
+      ['{"ide":5}', ['5}', 0, '/ide', 'type']],
+      ['{"idea":"abcd"}', ['d"', 0, '/idea', 'maxLength']],
+      ['{"id":"1"}', ['"1"', 0, '/id', 'type']],
+      ['{"identity":[]}', ['[]', 0, '/identity', 'type']],
+    ];
+    const found = violations(decodeEverySplit(lines.map(([line]) => line).join('\n'), options)).map(
+      ({ line, column, path, rule }) => ({ line, column, path, rule }),
+    );
+    const expected: { line: number; column: number; path: string; rule: string }[] = [];
+    lines.forEach(([line, violation], i) => {
+      if (violation === undefined) return;
+      const [marker, delta, path, rule] = violation;
+      expected.push({ line: i + 1, column: line.indexOf(marker) + delta, path, rule });
+    });
+    expect(found).toEqual(expected);
+  });
+
   test('text that stops being JSON stops the check: no violation after it', () => {
     for (const line of [
       '{"type":"task","title":"t" "colour":1}',
