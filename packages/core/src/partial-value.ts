@@ -196,6 +196,13 @@ export interface PartialOptions<S extends SchemaInput = SchemaInput> extends Val
    * never stops an answer that coercion would fix).
    */
   readonly prefixCheck?: boolean;
+  /**
+   * `true` (default): each update carries the list of changes that lead to its snapshot.
+   * `false`: the list is always empty and no change is recorded, for sinks that read only the
+   * snapshot (the Node and Web snapshot streams): an update then costs no object per change.
+   * `stats.changes` still counts the changes each update stands for.
+   */
+  readonly trackChanges?: boolean;
 }
 
 export interface PartialSink<T = unknown> {
@@ -245,7 +252,12 @@ interface Frame {
   readonly isArray: boolean;
   key: string | undefined; // pending key (objects)
   members: number; // elements or keys added: what a copy of the node costs, in slots
+  /** `node` was created or copied since the last snapshot when this equals the builder's `epoch`. */
+  epoch: number;
 }
+
+/** The change list of every update when changes are not tracked. */
+const NO_CHANGES: readonly Change[] = Object.freeze([]);
 
 /** `snapshotBudget` by default: slots a paced snapshot may cost per character of input (decision 020). */
 const DEFAULT_SNAPSHOT_BUDGET = 4;
@@ -283,11 +295,6 @@ function skipWhitespace(text: string, from: number): number {
 }
 
 /** True when a change list changes the value (it adds or appends), not only closes values. */
-function changesValue(changes: readonly Change[]): boolean {
-  for (const change of changes) if (change.op !== 'complete') return true;
-  return false;
-}
-
 function checkChoice(name: string, value: string | undefined, choices: readonly string[]): void {
   if (value !== undefined && !choices.includes(value)) {
     throw new ConfigurationError(
@@ -295,6 +302,18 @@ function checkChoice(name: string, value: string | undefined, choices: readonly 
       `${name} must be ${choices.map((c) => `'${c}'`).join(' or ')}, got ${quoteInput(String(value))}`,
     );
   }
+}
+
+/**
+ * A number, `true`, `false` or `null` the scanner accepted: `Number` reads a JSON number as
+ * `JSON.parse` does (the same grammar's subset, rounded the same way), without its call cost.
+ */
+function scalarOf(text: string): unknown {
+  const c = text.charCodeAt(0);
+  if (c === 0x74) return true;
+  if (c === 0x66) return false;
+  if (c === 0x6e) return null;
+  return Number(text);
 }
 
 /** Sets `key` on an object as plain data (a `__proto__` key never touches the prototype). */
@@ -350,8 +369,25 @@ class Builder implements ScanEvents {
 
   private root: unknown;
   private readonly frames: Frame[] = [];
-  private readonly owned = new Set<Container>(); // containers created or copied since the last snapshot
+  /** What copying the open containers costs, in slots: each frame's `members` plus one (see copyCost). */
+  private openSlots = 0;
+  /**
+   * Advanced each time a snapshot is handed out: a frame's container with this epoch was created
+   * or copied since, so no snapshot holds it and it may be changed in place.
+   */
+  private epoch = 0;
+  /** Changes since the last update: recorded (`trackChanges`), counted, and whether any adds or appends. */
+  private readonly track: boolean;
   private changes: Change[] = [];
+  private changeCount = 0;
+  private valueChanged = false;
+  /**
+   * The string in flight's value so far. It is written into the tree only when a snapshot or
+   * the value is handed out, or the string completes (`placeString`): a chunk inside a long
+   * string then costs an append, not a store into its parent (and a copy of the path) each time.
+   */
+  private stringValue = '';
+  private stringPlaced = true;
 
   // The chunk being scanned; text of a string, number or key in flight before it is kept in
   // `carried` (a held-back escape, a number or key split across chunks): nothing else is kept.
@@ -410,6 +446,13 @@ class Builder implements ScanEvents {
     this.paced = options.snapshots === 'paced';
     this.budget = budget ?? DEFAULT_SNAPSHOT_BUDGET;
     this.valuesOnly = options.updateOn === 'values';
+    if (options.trackChanges !== undefined && typeof options.trackChanges !== 'boolean') {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.optionInvalid,
+        `trackChanges must be true or false, got ${quoteInput(String(options.trackChanges))}`,
+      );
+    }
+    this.track = options.trackChanges !== false;
     this.reportNull = options.nullValue === 'report';
     this.prefix = undefined;
     if (options.prefixCheck !== undefined && typeof options.prefixCheck !== 'boolean') {
@@ -433,8 +476,10 @@ class Builder implements ScanEvents {
   }
 
   get value(): unknown {
-    // Paced, the tree may hold containers not yet handed out: once read, they are a snapshot.
-    if (this.paced) this.owned.clear();
+    this.placeString();
+    // The tree may hold containers not yet handed out (paced: deferred changes; or the string in
+    // flight just placed): once read, they are a snapshot, copied before any later change.
+    if (this.snapshots) this.epoch++;
     return this.root;
   }
 
@@ -581,7 +626,8 @@ class Builder implements ScanEvents {
     this.root = value;
     this.closed = true;
     this.documentFrom = this.wordFrom;
-    this.changes.push({ op: 'add', path: [], value }, { op: 'complete', path: [] });
+    this.added([], value);
+    this.completed([]);
     const result = this.coerceDocument();
     this.publish(true);
     if (this.prefix !== undefined) {
@@ -600,18 +646,25 @@ class Builder implements ScanEvents {
     if (this.done) return;
     const c = this.charAt(start);
     const path = this.childPath(depth);
-    if (depth > 0) (this.frames[depth - 1] as Frame).members++;
+    if (depth > 0) {
+      (this.frames[depth - 1] as Frame).members++;
+      this.openSlots++;
+    }
     this.prefix?.start(depth, c, start, path);
     if (c === 0x7b || c === 0x5b) {
       const node: Container = c === 0x5b ? [] : {};
-      if (this.snapshots) this.owned.add(node);
       this.place(depth, path, node);
-      this.changes.push({ op: 'add', path, value: c === 0x5b ? [] : {} });
-      this.frames.push({ node, path, isArray: c === 0x5b, key: undefined, members: 0 });
+      this.changeCount++;
+      this.valueChanged = true;
+      if (this.track) this.changes.push({ op: 'add', path, value: c === 0x5b ? [] : {} });
+      this.frames.push({ node, path, isArray: c === 0x5b, key: undefined, members: 0, epoch: this.epoch });
+      this.openSlots++;
       this.valueKind = -1;
     } else if (c === 0x22) {
       this.place(depth, path, '');
-      this.changes.push({ op: 'add', path, value: '' });
+      this.added(path, '');
+      this.stringValue = '';
+      this.stringPlaced = true;
       this.valueKind = KIND_STRING;
       this.valueFrom = start;
       this.valuePath = path;
@@ -629,24 +682,27 @@ class Builder implements ScanEvents {
     this.valueKind = -1;
     if (kind === KIND_STRING) {
       this.appendString(end - 1);
-      this.changes.push({ op: 'complete', path: this.valuePath });
-      const complete = depth === 0 ? (this.root as string) : this.read(depth, this.valuePath);
+      this.completed(this.valuePath);
+      const complete = this.stringValue;
+      this.placeString();
+      this.stringValue = '';
       flatten(complete);
       this.prefix?.endString(complete, end - 1);
       this.checkSubtree(this.valuePath, complete, end);
     } else if (kind === KIND_SCALAR) {
       const text = this.text(this.valueFrom, end);
-      const value: unknown = JSON.parse(text);
+      const value = scalarOf(text);
       this.prefix?.endScalar(value, text, end);
       this.place(depth, this.valuePath, value);
-      this.changes.push({ op: 'add', path: this.valuePath, value });
-      this.changes.push({ op: 'complete', path: this.valuePath });
+      this.added(this.valuePath, value);
+      this.completed(this.valuePath);
       this.checkSubtree(this.valuePath, value, end);
     } else {
       const frame = this.frames.pop();
       if (frame !== undefined) {
+        this.openSlots -= frame.members + 1;
         this.prefix?.close();
-        this.changes.push({ op: 'complete', path: frame.path });
+        this.completed(frame.path);
         this.checkSubtree(frame.path, frame.node, end);
       }
     }
@@ -655,12 +711,27 @@ class Builder implements ScanEvents {
   key(depth: number, start: number, end: number): void {
     const frame = this.frames[depth - 1];
     if (frame === undefined) return;
-    const key = JSON.parse(this.text(start, end)) as string;
+    // The key's text between its quotes; decoded only when it has an escape.
+    const raw = this.text(start + 1, end - 1);
+    const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
     frame.key = key;
     if (this.prefix !== undefined && !this.done) this.prefix.key(depth, key, end - 1);
   }
 
   // ---- building -----------------------------------------------------------------------------
+
+  /** A value was added at `path` (recorded when changes are tracked). */
+  private added(path: readonly PathSegment[], value: unknown): void {
+    this.changeCount++;
+    this.valueChanged = true;
+    if (this.track) this.changes.push({ op: 'add', path, value });
+  }
+
+  /** The value at `path` closed. */
+  private completed(path: readonly PathSegment[]): void {
+    this.changeCount++;
+    if (this.track) this.changes.push({ op: 'complete', path });
+  }
 
   private childPath(depth: number): readonly PathSegment[] {
     if (depth === 0) return [];
@@ -690,13 +761,14 @@ class Builder implements ScanEvents {
   private own(index: number): Container {
     const frames = this.frames;
     const target = frames[index] as Frame;
-    if (!this.snapshots || this.owned.has(target.node)) return target.node;
+    const epoch = this.epoch;
+    if (!this.snapshots || target.epoch === epoch) return target.node;
     let first = index;
-    while (first > 0 && !this.owned.has((frames[first - 1] as Frame).node)) first--;
+    while (first > 0 && (frames[first - 1] as Frame).epoch !== epoch) first--;
     for (let i = first; i <= index; i++) {
       const frame = frames[i] as Frame;
       const copy: Container = Array.isArray(frame.node) ? frame.node.slice() : { ...frame.node };
-      this.owned.add(copy);
+      frame.epoch = epoch;
       frame.node = copy;
       if (i === 0) {
         this.root = copy;
@@ -718,18 +790,21 @@ class Builder implements ScanEvents {
     this.stringDone = to;
     const text = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
     if (text === '') return;
-    const path = this.valuePath;
-    const depth = path.length;
-    const current = depth === 0 ? (this.root as string) : this.read(depth, path);
-    const full = current + text;
-    this.place(depth, path, full);
-    this.changes.push({ op: 'append', path, value: text });
+    const full = this.stringValue + text;
+    this.stringValue = full;
+    this.stringPlaced = false;
+    this.changeCount++;
+    this.valueChanged = true;
+    if (this.track) this.changes.push({ op: 'append', path: this.valuePath, value: text });
     this.prefix?.append(full, text, raw, rawFrom);
   }
 
-  private read(depth: number, path: readonly PathSegment[]): string {
-    const parent = (this.frames[depth - 1] as Frame).node as Record<string | number, unknown>;
-    return parent[path[path.length - 1] as PathSegment] as string;
+  /** Writes the string in flight's value so far into the tree, when it changed since it last was. */
+  private placeString(): void {
+    if (this.stringPlaced) return;
+    this.stringPlaced = true;
+    const path = this.valuePath;
+    this.place(path.length, path, this.stringValue);
   }
 
   /** At the end of a chunk (or an error at `to`): the string in flight shows what has arrived of it. */
@@ -746,9 +821,9 @@ class Builder implements ScanEvents {
    * its snapshot would cost more copying than the input since the last one pays for.
    */
   private publish(force = false): void {
-    if (this.changes.length === 0) return;
+    if (this.changeCount === 0) return;
     // Only `complete` changes: nothing was copied, the snapshot is the one already handed out.
-    if (this.valuesOnly && !changesValue(this.changes)) return;
+    if (this.valuesOnly && !this.valueChanged) return;
     if (this.paced && !force && !this.done) {
       const cost = this.copyCost();
       if (cost > SNAPSHOT_FLOOR && cost > this.credit * this.budget) {
@@ -758,9 +833,13 @@ class Builder implements ScanEvents {
     }
     this.pending = false;
     this.credit = 0;
-    const changes = this.changes;
-    this.changes = [];
-    if (this.snapshots) this.owned.clear();
+    this.placeString();
+    const changes = this.track ? this.changes : NO_CHANGES;
+    const count = this.changeCount;
+    if (this.track) this.changes = [];
+    this.changeCount = 0;
+    this.valueChanged = false;
+    if (this.snapshots) this.epoch++;
     if (this.root === null && this.reportNull) {
       this.report(
         DiagnosticReason.nullValue,
@@ -771,7 +850,7 @@ class Builder implements ScanEvents {
       return;
     }
     this.stats.updates++;
-    this.stats.changes += changes.length;
+    this.stats.changes += count;
     this.sink.update(this.root, changes);
   }
 
@@ -780,9 +859,7 @@ class Builder implements ScanEvents {
    * around the value in flight (own()), in slots, one more per container for its allocation.
    */
   private copyCost(): number {
-    let slots = 0;
-    for (const frame of this.frames) slots += frame.members + 1;
-    return slots;
+    return this.openSlots;
   }
 
   /** A subtree (not the root) closed: check it against its sub-schema, when there is one. */
@@ -855,7 +932,13 @@ class Builder implements ScanEvents {
       this.sink.diagnostic(coercionDiagnostic(fix, this.documentFrom, excerptAt(raw, fix.path), result.branch));
     }
     const coerced = result.value;
-    diffChanges(raw, coerced, this.changes);
+    const changes: Change[] = [];
+    diffChanges(raw, coerced, changes);
+    for (const change of changes) {
+      this.changeCount++;
+      if (change.op !== 'complete') this.valueChanged = true;
+      if (this.track) this.changes.push(change);
+    }
     this.root = coerced;
     return result;
   }

@@ -25,7 +25,7 @@ import { withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 export interface PartialStreamOptions<S extends SchemaInput = SchemaInput>
-  extends Omit<PartialOptions<S>, 'updateOn' | 'nullValue' | 'snapshots'>,
+  extends Omit<PartialOptions<S>, 'updateOn' | 'nullValue' | 'snapshots' | 'trackChanges'>,
     TextTransformOptions {
   /**
    * What each emitted item is: `'snapshots'` (default) the value so far, at most once per
@@ -109,7 +109,8 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
   const snapshots = options.snapshots ?? (emit === 'snapshots' ? 'paced' : emit === 'both');
   const builderOptions: PartialOptions =
     emit === 'snapshots'
-      ? { ...options, snapshots, updateOn: 'values', nullValue: 'report' }
+      ? // Snapshots alone: no change is recorded (the items carry none).
+        { ...options, snapshots, updateOn: 'values', nullValue: 'report', trackChanges: false }
       : { ...options, snapshots, updateOn: 'changes', nullValue: 'value' };
   let builder!: PartialBuilder;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { test as fcTest } from '@fast-check/vitest';
 import { applyChanges, type Change, createPartialBuilder, type PartialOptions } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { createPartialStream, type PartialStreamOptions } from '@llmjson/node';
 import { createPartialStream as createWebPartialStream } from '@llmjson/web';
 import fc from 'fast-check';
@@ -190,6 +191,80 @@ describe('paced snapshots (builder)', () => {
     expect(() => createPartialBuilder({ snapshots: 'paced', snapshotBudget: -1 }, sink)).toThrow(/snapshotBudget/);
     expect(() => createPartialBuilder({ snapshots: 'paced', snapshotBudget: Number.NaN }, sink)).toThrow(
       /snapshotBudget/,
+    );
+  });
+});
+
+describe('snapshots without change lists (trackChanges: false), and values read during a write', () => {
+  fcTest.prop(
+    [
+      document.chain((d) => fc.tuple(fc.constant(d), splitPoints(d.text.length))),
+      fc.constantFrom<'paced' | boolean>('paced', true, false),
+      fc.constantFrom<'changes' | 'values'>('changes', 'values'),
+    ],
+    { numRuns },
+  )(
+    'the same updates with the same values as with change lists, each list empty, stats.changes the same',
+    ([doc, points], snapshots, updateOn) => {
+      const chunks = splitAt(doc.text, points);
+      const run = (trackChanges: boolean) => {
+        const updates: { value: unknown; frozen: string; changes: readonly Change[] }[] = [];
+        const builder = createPartialBuilder(
+          { snapshots, updateOn, trackChanges },
+          {
+            update: (value, changes) => updates.push({ value, frozen: JSON.stringify(value), changes }),
+            diagnostic: () => {},
+          },
+        );
+        for (const chunk of chunks) builder.write(chunk);
+        builder.end();
+        return { updates, stats: builder.stats, final: builder.value };
+      };
+      const tracked = run(true);
+      const untracked = run(false);
+      expect(untracked.final).toEqual(JSON.parse(doc.text));
+      expect(untracked.updates.map((u) => u.frozen)).toEqual(tracked.updates.map((u) => u.frozen));
+      for (const update of untracked.updates) {
+        expect(update.changes).toEqual([]);
+        expect(Object.isFrozen(update.changes)).toBe(true);
+        // A snapshot handed out is never mutated (with snapshots: false the one live tree is).
+        if (snapshots !== false) expect(JSON.stringify(update.value)).toBe(update.frozen);
+      }
+      expect(untracked.stats.changes).toBe(tracked.stats.changes);
+      expect(untracked.stats.updates).toBe(tracked.stats.updates);
+    },
+  );
+
+  test('a value read inside a callback while a write is under way is a snapshot: never mutated afterwards', () => {
+    // A violation reported in the middle of a string in flight; the callback reads the value.
+    const schema = { type: 'object', properties: { a: { type: 'string', maxLength: 3 }, b: { type: 'array' } } };
+    const text = '{"b": [1, 2], "a": "abcdefgh", "c": [3]}';
+    for (const snapshots of ['paced', true] as const) {
+      // Up to the whole text in one write: the read then comes before the rest of that write.
+      for (let size = 1; size <= text.length; size++) {
+        const read: { value: unknown; frozen: string }[] = [];
+        const builder = createPartialBuilder(
+          { schema, compileJsonSchema: compileSchema, snapshots },
+          {
+            update: () => {},
+            diagnostic: () => {
+              const value = builder.value;
+              read.push({ value, frozen: JSON.stringify(value) });
+            },
+          },
+        );
+        for (const chunk of chunkText(text, size)) builder.write(chunk);
+        builder.end();
+        expect(read.length, `size ${size}`).toBeGreaterThan(0);
+        for (const r of read) expect(JSON.stringify(r.value), `size ${size}`).toBe(r.frozen);
+        expect(builder.value).toEqual({ b: [1, 2], a: 'abcdefgh', c: [3] });
+      }
+    }
+  });
+
+  test('trackChanges is checked', () => {
+    expect(() => createPartialBuilder({ trackChanges: 'no' as never }, { update() {}, diagnostic() {} })).toThrow(
+      /trackChanges must be true or false/,
     );
   });
 });

@@ -22,7 +22,7 @@ import {
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
 export interface PartialStreamOptions<S extends SchemaInput = SchemaInput>
-  extends Omit<PartialOptions<S>, 'updateOn' | 'nullValue' | 'snapshots'>,
+  extends Omit<PartialOptions<S>, 'updateOn' | 'nullValue' | 'snapshots' | 'trackChanges'>,
     TextTransformOptions {
   /**
    * What each emitted item is: `'snapshots'` (default) the value so far, at most once per
@@ -99,6 +99,8 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
     snapshots,
     updateOn: emit === 'snapshots' ? 'values' : 'changes',
     nullValue: 'value',
+    // Snapshots alone: no change is recorded (the items carry none).
+    trackChanges: emit !== 'snapshots',
   };
   let builder!: PartialBuilder;
   let timer: ReturnType<typeof setTimeout> | undefined;
