@@ -156,6 +156,37 @@ export function lineWriter(stdout: Writable): {
   };
 }
 
+/**
+ * Stderr for diagnostics: the lines one job writes (a chunk's worth of diagnostics) are gathered
+ * and written at the end of that job (a microtask), or once DIAGNOSTIC_BATCH characters wait —
+ * one system call, not one per line (writes to a pipe or file are synchronous). Everything the
+ * command writes to stderr goes through it, so lines keep their order; `flush` before returning.
+ */
+export function gatheredLines(stderr: Writable): { write(text: string): void; flush(): void } {
+  let pending = '';
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    stderr.write(text);
+  };
+  return {
+    write(text: string): void {
+      pending += text;
+      if (pending.length >= DIAGNOSTIC_BATCH) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        queueMicrotask(flush);
+      }
+    },
+    flush,
+  };
+}
+
+const DIAGNOSTIC_BATCH = 16_384;
+
 export async function runStreamCommand(
   mode: Mode,
   file: string | undefined,
@@ -163,9 +194,11 @@ export async function runStreamCommand(
   io: Io,
 ): Promise<number> {
   const stdout = lineWriter(io.stdout);
+  const stderr = gatheredLines(io.stderr);
   try {
-    return await streamCommand(mode, file, flags, io, stdout);
+    return await streamCommand(mode, file, flags, io, stdout, stderr);
   } finally {
+    stderr.flush();
     await stdout.flush();
   }
 }
@@ -176,6 +209,7 @@ async function streamCommand(
   flags: StreamFlags,
   io: Io,
   stdout: ReturnType<typeof lineWriter>,
+  stderr: ReturnType<typeof gatheredLines>,
 ): Promise<number> {
   // Everything that can be wrong with the command line is found before any input is read.
   const coerce = coerceFromFlag(flags.coerce);
@@ -214,7 +248,7 @@ async function streamCommand(
     if (failFast && origin !== 'input' && isViolation(d) && flags.diagnostics !== 'json') return;
     if (d.reason !== 'recovered' && d.reason !== 'blank' && d.reason !== 'fence') dropped++;
     const text = formatDiagnostic(d, flags.diagnostics, `llmjson ${origin}`);
-    if (text !== undefined) io.stderr.write(text);
+    if (text !== undefined) stderr.write(text);
   };
   const common = {
     ...(schema === undefined ? {} : { schema }),
@@ -280,9 +314,7 @@ async function streamCommand(
       // JSON cannot carry it (JSON.stringify would print null): reported, not printed.
       outOfRange++;
       dropped++;
-      io.stderr.write(
-        `llmjson ${mode}: a value holds a number beyond the double range (read as Infinity); not printed\n`,
-      );
+      stderr.write(`llmjson ${mode}: a value holds a number beyond the double range (read as Infinity); not printed\n`);
       return true;
     }
     return stdout.write(`${line}\n`);
@@ -308,7 +340,7 @@ async function streamCommand(
     failureReported = true;
     const { line, offset } = error.diagnostic;
     const where = line === undefined ? `offset ${offset}` : `line ${line}`;
-    io.stderr.write(
+    stderr.write(
       `llmjson ${mode}: --fail-fast: ${where}: ${error.path === '' ? 'the value' : quoteInput(error.path)} breaks rule "${quoteInput(error.rule)}": ${quoteInput(error.diagnostic.message, MAX_MESSAGE_LENGTH)}\n`,
     );
   };
@@ -474,7 +506,7 @@ async function streamCommand(
   if (failure !== undefined) {
     if (code === ExitCode.ok) code = ExitCode.format;
     if (!failureReported) {
-      io.stderr.write(
+      stderr.write(
         `llmjson: ${failure.detail === undefined ? failure.reason : failure.detail}: ${quoteInput(failure.message, MAX_MESSAGE_LENGTH)}\n`,
       );
     }

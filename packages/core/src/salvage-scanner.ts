@@ -545,7 +545,10 @@ class Scanner implements SalvageScanner {
       return;
     }
     const end = scalar.scan(text, from);
-    if (end === SCAN_ERROR || base + text.length - this.firstText > this.maxCandidateLength) {
+    // How far the scalar reaches: to its end when it ended in this text (the whitespace after
+    // it is not part of it), else to the end of the text (chunking does not matter).
+    const reach = end >= 0 ? base + end : base + text.length;
+    if (end === SCAN_ERROR || reach - this.firstText > this.maxCandidateLength) {
       this.dropScalar();
     } else if (end >= 0) {
       this.scalarEnd = base + end;

@@ -127,6 +127,29 @@ describe('salvage scanner', () => {
     for (const [label, chunks] of everyChunkSize(text)) expect(run(chunks), label).toEqual(whole);
   });
 
+  test('maxCandidateLength counts a scalar document to its end, not the whitespace after it', () => {
+    const run = (chunks: readonly string[]) => {
+      const values: unknown[] = [];
+      const scanner = createSalvageScanner(
+        { maxCandidateLength: 3 },
+        { value: (v) => values.push([v.value, v.source]), diagnostic: () => {} },
+      );
+      for (const chunk of chunks) scanner.write(chunk);
+      scanner.end();
+      return values;
+    };
+    // Exactly maxCandidateLength long, then whitespace: the document; one longer: nothing.
+    for (const [text, expected] of [
+      ['"k"\n', [['k', 'document']]],
+      ['  123   ', [[123, 'document']]],
+      ['"kk"\n', []],
+      ['1234 ', []],
+    ] as const) {
+      for (const [label, chunks] of everyChunkSize(text))
+        expect(run(chunks), `${JSON.stringify(text)} ${label}`).toEqual(expected);
+    }
+  });
+
   test('a backtick with no closing run on its line opens no inline span', () => {
     expect(brief(salvage('A lone ` backtick, then {"stray": true}').values)).toEqual([['embedded', { stray: true }]]);
     expect(brief(salvage('Set `{"debug": true}\nand ` later.').values)).toEqual([['embedded', { debug: true }]]);
