@@ -562,6 +562,25 @@ export function nativeItems(text: string): Entrant {
   };
 }
 
+/**
+ * The ceiling for a byte stream: the reads decoded by one streaming `TextDecoder` (what a stream
+ * written Buffers must do first), joined, then `JSON.parse` of the whole document and `.items`.
+ */
+export function nativeItemsFromBytes(writes: readonly StreamChunk[]): Entrant {
+  return {
+    name: 'TextDecoder over the reads, then JSON.parse of the whole document, then .items',
+    layer: Layer.ceiling,
+    ours: false,
+    run() {
+      const decoder = new TextDecoder();
+      let text = '';
+      for (const bytes of writes) text += typeof bytes === 'string' ? bytes : decoder.decode(bytes, { stream: true });
+      text += decoder.decode();
+      return (JSON.parse(text) as { items: unknown[] }).items;
+    },
+  };
+}
+
 /** llmjson's core element scanner fed text chunks; the values of the elements it emits. */
 export function llmjsonElementScanner(
   chunks: readonly string[],

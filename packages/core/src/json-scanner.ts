@@ -604,7 +604,6 @@ export class JsonScanner {
     let level = this.#skimLevel;
     let state = this.#state;
     let i = from;
-    let backslash = -1; // next backslash at or after i in a string, or `length` when none
     while (i < length) {
       if (state === SKIM_ESCAPE) {
         state = SKIM_STRING;
@@ -624,19 +623,20 @@ export class JsonScanner {
           i++;
           continue;
         }
+        // The closing quote is the first one after an even run of backslashes (`i` itself is
+        // never escaped: an escape that starts before it left the state SKIM_ESCAPE).
         let quote = text.indexOf('"', i);
-        if (quote < 0) quote = length;
-        if (backslash < i) {
-          backslash = text.indexOf('\\', i);
-          if (backslash < 0) backslash = length;
+        while (quote >= 0) {
+          let k = quote - 1;
+          while (k >= i && text.charCodeAt(k) === 0x5c) k--;
+          if (((quote - 1 - k) & 1) === 0) break;
+          quote = text.indexOf('"', quote + 1);
         }
-        if (backslash < quote) {
-          // An escape: the character after the backslash is never the end of the string.
-          state = SKIM_ESCAPE;
-          i = backslash + 1;
-          continue;
-        }
-        if (quote === length) {
+        if (quote < 0) {
+          // The string goes on in the next text: escaped there when this one ends in an odd run.
+          let k = length - 1;
+          while (k >= i && text.charCodeAt(k) === 0x5c) k--;
+          if (((length - 1 - k) & 1) === 1) state = SKIM_ESCAPE;
           i = length;
           break;
         }

@@ -259,3 +259,58 @@ describe('element scanner', () => {
     },
   );
 });
+
+describe('skimming strings in long texts (the native search for quotes)', () => {
+  /** Elements whose strings end in runs of backslashes of every length, padded past 64 characters. */
+  const pad = 'x'.repeat(70);
+  const strings = [0, 1, 2, 3, 4, 5].flatMap((n) => [
+    `${pad}${'\\'.repeat(n)}`,
+    `${'\\'.repeat(n)}"${pad}`,
+    `${pad}${'\\'.repeat(n)}"${'\\'.repeat(n)}`,
+  ]);
+  const items = strings.map((s, i) => ({ i, s, nested: [{ t: s }, '}]"[{'] }));
+  const text = JSON.stringify({ items, after: '"]' });
+
+  function elements(chunks: readonly string[]): unknown[] {
+    const values: unknown[] = [];
+    const scanner = createElementScanner(
+      { path: '$.items' },
+      { value: (record) => values.push(record.value), diagnostic: (d) => values.push(d.reason) },
+    );
+    for (const chunk of chunks) scanner.write(chunk);
+    scanner.end();
+    return values;
+  }
+
+  test('every run of backslashes before a quote, cut anywhere, at chunk sizes that take the search', () => {
+    expect(elements([text])).toEqual(items);
+    for (const size of [63, 64, 65, 66, 67, 70, 71, 72, 73, 97, 128, 200, 1000]) {
+      const chunks: string[] = [];
+      for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+      expect(elements(chunks), `size ${size}`).toEqual(items);
+    }
+  });
+
+  fcTest.prop(
+    [
+      fc.array(fc.string({ unit: fc.constantFrom('\\', '"', 'a', 'é', '}', ']', '{', '\n'), maxLength: 200 }), {
+        minLength: 1,
+        maxLength: 8,
+      }),
+      fc.array(fc.nat(), { maxLength: 12 }),
+    ],
+    { numRuns },
+  )('strings of quotes, backslashes and brackets: the elements JSON.parse gives, however cut', (values, cuts) => {
+    const array = values.map((s) => ({ s, t: [s] }));
+    const document = JSON.stringify({ items: array });
+    const points = [...new Set(cuts.map((c) => c % (document.length + 1)))].sort((a, b) => a - b);
+    const chunks: string[] = [];
+    let at = 0;
+    for (const point of points) {
+      chunks.push(document.slice(at, point));
+      at = point;
+    }
+    chunks.push(document.slice(at));
+    expect(elements(chunks)).toEqual(array);
+  });
+});
