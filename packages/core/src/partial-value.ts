@@ -256,6 +256,9 @@ interface Frame {
   epoch: number;
 }
 
+/** Distinct keys a builder remembers (a hostile stream of fresh keys must not grow it without bound). */
+const KEY_CACHE = 512;
+
 /** The change list of every update when changes are not tracked. */
 const NO_CHANGES: readonly Change[] = Object.freeze([]);
 
@@ -369,6 +372,8 @@ class Builder implements ScanEvents {
 
   private root: unknown;
   private readonly frames: Frame[] = [];
+  /** Keys seen (raw text → key), at most KEY_CACHE of them. */
+  private readonly keys = new Map<string, string>();
   /** What copying the open containers costs, in slots: each frame's `members` plus one (see copyCost). */
   private openSlots = 0;
   /**
@@ -713,7 +718,13 @@ class Builder implements ScanEvents {
     if (frame === undefined) return;
     // The key's text between its quotes; decoded only when it has an escape.
     const raw = this.text(start + 1, end - 1);
-    const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+    let key = this.keys.get(raw);
+    if (key === undefined) {
+      key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+      // The same key object each time it recurs: once used as a property name it is the engine's
+      // own (internalized), so storing members under it takes the fast path.
+      if (this.keys.size < KEY_CACHE) this.keys.set(raw, key);
+    }
     frame.key = key;
     if (this.prefix !== undefined && !this.done) this.prefix.key(depth, key, end - 1);
   }

@@ -306,7 +306,7 @@ describe('JSONL prefix checks: violations in lines in flight', () => {
  * numbers, escapes of every kind, a carriage return inside a value), each with the violation
  * it must get; checked at every chunk size, so every path is cut at every position.
  */
-const PATH_LINES: readonly (readonly [string, (readonly [string, number, string, string])?])[] = [
+const PATH_LINES: ExpectedLines = [
   // An unchecked string with escapes, then a violation after it.
   ['{"type":"note","text":"a \\"b\\" \\\\ \\u00e9\\/ \\ud83d\\ude00 é😀","score":7}', ['7}', 1, '/score', 'maximum']],
   // A checked string matching through escapes, broken by a character after them.
@@ -330,23 +330,30 @@ const PATH_LINES: readonly (readonly [string, (readonly [string, number, string,
   ['{"type":"note","text":"x","score":2\r}'],
 ];
 
+/** Lines, each with the violation it must get (`[marker, delta, path, rule]`: see LINES), or none. */
+type ExpectedLines = readonly (readonly [string, (readonly [string, number, string, string])?])[];
+
+/**
+ * Decodes the lines joined, whole and at every chunk size (decodeEverySplit), and requires
+ * exactly the violations they list: line, column (`line.indexOf(marker) + delta`), path, rule.
+ */
+function expectViolations(lines: ExpectedLines, options: JsonlOptions): void {
+  const found = violations(decodeEverySplit(lines.map(([line]) => line).join('\n'), options)).map(
+    ({ line, column, path, rule }) => ({ line, column, path, rule }),
+  );
+  const expected: { line: number; column: number; path: string; rule: string }[] = [];
+  lines.forEach(([line, violation], i) => {
+    if (violation === undefined) return;
+    const [marker, delta, path, rule] = violation;
+    expect(line.indexOf(marker), marker).toBeGreaterThanOrEqual(0);
+    expected.push({ line: i + 1, column: line.indexOf(marker) + delta, path, rule });
+  });
+  expect(found).toEqual(expected);
+}
+
 describe('JSONL prefix checks: every path of the feed, cut at every position', () => {
   test('each line gets the violation it must, at the same offset at every chunk size', () => {
-    const text = PATH_LINES.map(([line]) => line).join('\n');
-    const found = violations(decodeEverySplit(text, ON)).map(({ line, column, path, rule }) => ({
-      line,
-      column,
-      path,
-      rule,
-    }));
-    const expected: { line: number; column: number; path: string; rule: string }[] = [];
-    PATH_LINES.forEach(([line, violation], i) => {
-      if (violation === undefined) return;
-      const [marker, delta, path, rule] = violation;
-      expect(line.indexOf(marker), marker).toBeGreaterThanOrEqual(0);
-      expected.push({ line: i + 1, column: line.indexOf(marker) + delta, path, rule });
-    });
-    expect(found).toEqual(expected);
+    expectViolations(PATH_LINES, ON);
   });
 
   test('a member with no rule is followed for its syntax only: violations after it, none inside it', () => {
@@ -356,7 +363,7 @@ describe('JSONL prefix checks: every path of the feed, cut at every position', (
       properties: { meta: {}, list: { type: 'array' }, id: { type: 'integer', maximum: 9 } },
     };
     const options: JsonlOptions = { ...ON, schema: quiet, maxDepth: 8 };
-    const lines: readonly (readonly [string, (readonly [string, number, string, string])?])[] = [
+    const lines: ExpectedLines = [
       [
         '{"meta":{"any":[1,"x\\"y",{"deep":true}],"k\\u0065y":null},"list":[{"a":1},[2,[3]]],"id":10}',
         ['10}', 2, '/id', 'maximum'],
@@ -369,21 +376,12 @@ describe('JSONL prefix checks: every path of the feed, cut at every position', (
       ['{"meta":{"a":01},"id":99}'],
       ['{"meta":[[[[[[[[[1]]]]]]]]],"id":99}'],
     ];
-    const found = violations(decodeEverySplit(lines.map(([line]) => line).join('\n'), options)).map(
-      ({ line, column, path, rule }) => ({ line, column, path, rule }),
-    );
-    const expected: { line: number; column: number; path: string; rule: string }[] = [];
-    lines.forEach(([line, violation], i) => {
-      if (violation === undefined) return;
-      const [marker, delta, path, rule] = violation;
-      expected.push({ line: i + 1, column: line.indexOf(marker) + delta, path, rule });
-    });
-    expect(found).toEqual(expected);
+    expectViolations(lines, options);
   });
 
   test('keys followed through the automaton of declared names, and keys that leave it anywhere', () => {
     // The declared names: type, title, priority, tags, done, text, score (and nothing else).
-    const lines: readonly (readonly [string, (readonly [string, number, string, string])?])[] = [
+    const lines: ExpectedLines = [
       ['{"type":"task","title":"t","tags":[],"done":true,"priority":"low"}'],
       ['{"type":"note","text":"x","score":0}'],
       // A prefix of a declared name, a declared name and more, a detour in the middle.
@@ -400,17 +398,7 @@ describe('JSONL prefix checks: every path of the feed, cut at every position', (
       ['{"type":"task","score":1}', ['score"', 5, '/score', 'additionalProperties']],
       ['{"type":"note","done":true}', ['done"', 4, '/done', 'additionalProperties']],
     ];
-    const found = violations(decodeEverySplit(lines.map(([line]) => line).join('\n'), ON)).map(
-      ({ line, column, path, rule }) => ({ line, column, path, rule }),
-    );
-    const expected: { line: number; column: number; path: string; rule: string }[] = [];
-    lines.forEach(([line, violation], i) => {
-      if (violation === undefined) return;
-      const [marker, delta, path, rule] = violation;
-      expect(line.indexOf(marker), marker).toBeGreaterThanOrEqual(0);
-      expected.push({ line: i + 1, column: line.indexOf(marker) + delta, path, rule });
-    });
-    expect(found).toEqual(expected);
+    expectViolations(lines, ON);
   });
 
   test('an undeclared key that shares a prefix with a declared one gets the rules of additionalProperties', () => {
@@ -420,23 +408,14 @@ describe('JSONL prefix checks: every path of the feed, cut at every position', (
       additionalProperties: { type: 'string' },
     };
     const options: JsonlOptions = { ...ON, schema: open };
-    const lines: readonly (readonly [string, (readonly [string, number, string, string])?])[] = [
+    const lines: ExpectedLines = [
       ['{"id":1,"idea":"abc","ide":"x","identity":"y"}'],
       ['{"ide":5}', ['5}', 0, '/ide', 'type']],
       ['{"idea":"abcd"}', ['d"', 0, '/idea', 'maxLength']],
       ['{"id":"1"}', ['"1"', 0, '/id', 'type']],
       ['{"identity":[]}', ['[]', 0, '/identity', 'type']],
     ];
-    const found = violations(decodeEverySplit(lines.map(([line]) => line).join('\n'), options)).map(
-      ({ line, column, path, rule }) => ({ line, column, path, rule }),
-    );
-    const expected: { line: number; column: number; path: string; rule: string }[] = [];
-    lines.forEach(([line, violation], i) => {
-      if (violation === undefined) return;
-      const [marker, delta, path, rule] = violation;
-      expected.push({ line: i + 1, column: line.indexOf(marker) + delta, path, rule });
-    });
-    expect(found).toEqual(expected);
+    expectViolations(lines, options);
   });
 
   test('text that stops being JSON stops the check: no violation after it', () => {
