@@ -228,6 +228,9 @@ export type PartialBuilder<T = unknown> = Engine<PartialStats> & {
    * The current snapshot (`undefined` before the document starts). With `snapshots: 'paced'`
    * it includes a deferred update's changes, and reading it makes it a snapshot (never
    * mutated afterwards: the next write that changes it copies the containers it touches).
+   * So does a read with `snapshots: true` in the middle of a write (from a callback). Each read
+   * costs the next write those copies, which pacing does not count against its budget: reading
+   * it after every chunk while a long array grows copies that array every chunk.
    */
   readonly value: DeepPartial<T> | undefined;
   /** With `snapshots: 'paced'`: true while an update is deferred (see `flush`). */
@@ -256,8 +259,9 @@ interface Frame {
   epoch: number;
 }
 
-/** Distinct keys a builder remembers (a hostile stream of fresh keys must not grow it without bound). */
+/** Distinct keys a builder remembers (a hostile stream of fresh keys must not grow it without bound), and their longest. */
 const KEY_CACHE = 512;
+const KEY_CACHE_LENGTH = 64;
 
 /** The change list of every update when changes are not tracked. */
 const NO_CHANGES: readonly Change[] = Object.freeze([]);
@@ -721,9 +725,14 @@ class Builder implements ScanEvents {
     let key = this.keys.get(raw);
     if (key === undefined) {
       key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
-      // The same key object each time it recurs: once used as a property name it is the engine's
-      // own (internalized), so storing members under it takes the fast path.
-      if (this.keys.size < KEY_CACHE) this.keys.set(raw, key);
+      if (raw.length <= KEY_CACHE_LENGTH && this.keys.size < KEY_CACHE) {
+        // The same key object each time it recurs: once used as a property name it is the
+        // engine's own (internalized), so storing members under it takes the fast path. Copies,
+        // not slices of the chunk (a slice would keep the whole chunk alive).
+        const copy = `${key}\0`.slice(0, -1);
+        key = copy;
+        this.keys.set(`${raw}\0`.slice(0, -1), copy);
+      }
     }
     frame.key = key;
     if (this.prefix !== undefined && !this.done) this.prefix.key(depth, key, end - 1);

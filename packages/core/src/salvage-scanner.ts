@@ -478,9 +478,13 @@ class Scanner implements SalvageScanner {
   private readonly queue: (Pending | Diagnostic)[] = []; // output held while a label is undecided
   private holdingFirst = false; // queue[0] starts at firstText and only whitespace followed yet
   private holdComma = -1; // offset of the one comma (recovery) after the held first value
+  private holdCommaFrom = 0; // where the comma's excerpt starts (up to 79 characters before it)
+  private holdCommaText = ''; // the excerpt's text, up to the comma: kept apart from the text
   private inlinePending = false; // the queue holds values whose inline span has not closed yet
   private scalar: JsonScanner | undefined; // viable scalar document from firstText
   private scalarEnd = -1;
+  /** The scalar document's text once it ended: the whitespace after it is then not kept. */
+  private scalarSource = '';
 
   constructor(options: SalvageOptions, sink: SalvageSink) {
     checkPositiveInteger('maxCandidateLength', options.maxCandidateLength, 'characters');
@@ -552,6 +556,7 @@ class Scanner implements SalvageScanner {
       this.dropScalar();
     } else if (end >= 0) {
       this.scalarEnd = base + end;
+      this.scalarSource = this.slice(this.firstText, this.scalarEnd);
       for (let i = end; i < text.length; i++) {
         if (!isSpace(text.charCodeAt(i))) {
           this.dropScalar();
@@ -564,6 +569,7 @@ class Scanner implements SalvageScanner {
   private dropScalar(): void {
     this.scalar = undefined;
     this.scalarEnd = -1;
+    this.scalarSource = '';
     if (!this.holding) this.drain();
   }
 
@@ -575,10 +581,17 @@ class Scanner implements SalvageScanner {
       this.dropScalar();
       return;
     }
-    let end = this.scalarEnd >= 0 ? this.scalarEnd : this.received;
-    while (end > this.firstText && isSpace(this.charAt(end - 1))) end--;
-    const source = this.slice(this.firstText, end);
+    let source: string;
+    if (this.scalarEnd >= 0) {
+      source = this.scalarSource;
+    } else {
+      let to = this.received;
+      while (to > this.firstText && isSpace(this.charAt(to - 1))) to--;
+      source = this.slice(this.firstText, to);
+    }
+    const end = this.firstText + source.length;
     this.scalar = undefined;
+    this.scalarSource = '';
     // What was found inside the document (brackets in a string) is part of it: dropped, and a
     // diagnostic among it (counted when it was queued) no longer counted.
     for (const item of this.queue) if ('reason' in item) this.uncount(item.reason);
@@ -1156,6 +1169,12 @@ class Scanner implements SalvageScanner {
       const c = this.charAt(p);
       if (!isSpace(c)) {
         if (c === 0x2c && (this.holdComma < 0 || this.holdComma === p) && !this.strict) {
+          if (this.holdComma < 0) {
+            const first = this.queue[0];
+            const start = first !== undefined && !('reason' in first) ? first.start : Math.max(0, this.firstText);
+            this.holdCommaFrom = Math.max(start, p - 79);
+            this.holdCommaText = this.slice(this.holdCommaFrom, p + 1);
+          }
           this.holdComma = p;
           continue;
         }
@@ -1367,14 +1386,14 @@ class Scanner implements SalvageScanner {
       const comma = this.holdComma;
       if (comma >= 0) {
         const message = 'a comma after the document dropped (the text was not JSON as written)';
-        const from = Math.max(first.start, comma - 79);
+        const from = this.holdCommaFrom;
         first.recovered = true;
         first.note =
           first.note === undefined
             ? {
                 reason: DiagnosticReason.recovered,
                 offset: comma,
-                excerpt: excerptAround(this.slice(from, comma + 1), comma - from),
+                excerpt: excerptAround(this.holdCommaText, comma - from),
                 message,
               }
             : { ...first.note, message: `${first.note.message}; ${message}` };
@@ -1384,8 +1403,11 @@ class Scanner implements SalvageScanner {
     this.drain();
   }
 
+  /** Text no longer kept (see compact) was whitespace, or the comma: checkHold saw it arrive. */
   private onlySpaceAfter(end: number): boolean {
-    for (let p = end; p < this.received; p++) if (!isSpace(this.charAt(p)) && p !== this.holdComma) return false;
+    for (let p = Math.max(end, this.retainedBase); p < this.received; p++) {
+      if (!isSpace(this.charAt(p)) && p !== this.holdComma) return false;
+    }
     return true;
   }
 
@@ -1423,7 +1445,16 @@ class Scanner implements SalvageScanner {
     if (this.matchingFenceLine) keep = Math.min(keep, this.fenceLineMatch.start);
     if (this.tickRun > 0) keep = Math.min(keep, this.tickRunStart);
     if (this.cursor - this.lineStart <= MAX_FENCE_INDENT) keep = Math.min(keep, this.lineStart);
-    if (this.scalar !== undefined || this.holdingFirst) keep = Math.min(keep, Math.max(0, this.firstText));
+    // A scalar document in flight is read from its text; once it ended, its text is kept apart.
+    if (this.scalar !== undefined && this.scalarEnd < 0) keep = Math.min(keep, Math.max(0, this.firstText));
+    if (this.holdingFirst) {
+      // The held value is queued with its own text; after it only whitespace (and one comma,
+      // whose excerpt checkHold kept) came, as checkHold saw: what is kept is the last 80
+      // characters, which a comma's excerpt may show, not all of that whitespace.
+      const first = this.queue[0];
+      const start = first !== undefined && !('reason' in first) ? first.start : Math.max(0, this.firstText);
+      keep = Math.min(keep, Math.max(start, this.received - 80));
+    }
     // Dropping costs a copy of what is kept: do it once there is something worth dropping.
     if (keep - this.retainedBase > 4096 || (keep === this.received && keep > this.retainedBase)) {
       this.retained = this.retained.slice(keep - this.retainedBase);

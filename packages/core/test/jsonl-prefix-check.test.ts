@@ -394,6 +394,9 @@ describe('JSONL prefix checks: every path of the feed, cut at every position', (
       ['{"type":"task","t\\u00efle":"t"}', ['le":', 2, '/t\u00efle', 'additionalProperties']],
       ['{"type":"task","tïtle":"t"}', ['tle":', 3, '/tïtle', 'additionalProperties']],
       ['{"type":"task","ti\\"tle":"t"}', ['tle":', 3, '/ti"tle', 'additionalProperties']],
+      // A carriage return inside a key being followed ends the check there: nothing after it.
+      ['{"type":"task","ti\rtle":"abcdefghijklmnopq"}'],
+      ['{"type":"task","zz\r":1}'],
       // A name declared by the other branch only.
       ['{"type":"task","score":1}', ['score"', 5, '/score', 'additionalProperties']],
       ['{"type":"note","done":true}', ['done"', 4, '/done', 'additionalProperties']],

@@ -421,3 +421,30 @@ describe('depth', () => {
     expect(JSON.parse(out)).toEqual({ complete: true, levels: 4000, leaf: 'x', updates: 9 });
   });
 });
+
+describe('keys: remembered ones and the rest', () => {
+  test('the same key plain and escaped, __proto__, long keys and more distinct keys than are remembered', () => {
+    const long = `k${'x'.repeat(80)}`;
+    const items = Array.from({ length: 700 }, (_, i) => ({
+      [`key${i}`]: i,
+      name: `n${i}`,
+      [long]: true,
+      ['__proto__']: { polluted: i },
+    }));
+    // The same key once plain and once escaped: one key, the later value wins.
+    const text = JSON.stringify({ items }).replace('"name":"n3"', '"\\u006eame":"n3"');
+    const expected = JSON.parse(text);
+    for (const size of [1, 4, 7, 64, 4096]) {
+      const label = `size ${size}`;
+      const chunks: string[] = [];
+      for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+      const builder = createPartialBuilder({ snapshots: 'paced' }, { update() {}, diagnostic() {} });
+      for (const chunk of chunks) builder.write(chunk);
+      builder.end();
+      expect(builder.value, label).toEqual(expected);
+      const first = (builder.value as { items: Record<string, unknown>[] }).items[0] as Record<string, unknown>;
+      expect(Object.hasOwn(first, '__proto__'), label).toBe(true);
+      expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    }
+  });
+});

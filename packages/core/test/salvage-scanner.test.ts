@@ -150,6 +150,50 @@ describe('salvage scanner', () => {
     }
   });
 
+  test('whitespace after the document is not kept: memory stays bounded however much of it streams', () => {
+    for (const [document, expected] of [
+      ['"k"', 'k'],
+      ['123', 123],
+      ['{"a": 1}', { a: 1 }],
+      ['[1, 2]', [1, 2]],
+    ] as const) {
+      for (const comma of [false, true]) {
+        const values: unknown[] = [];
+        const recovered: string[] = [];
+        const scanner = createSalvageScanner(
+          { maxCandidateLength: 100 },
+          {
+            value: (v) => values.push([v.value, v.source]),
+            diagnostic: (d) => recovered.push(`${d.reason} ${d.offset} ${d.message} ${d.excerpt}`),
+          },
+        );
+        scanner.write(document);
+        const spaces = ' '.repeat(100_000);
+        for (let i = 0; i < 50; i++) scanner.write(i === 25 && comma ? `${spaces},` : spaces);
+        // What the scanner keeps (white-box: its retained text), against 5 MB of input.
+        const retained = (scanner as unknown as { retained: string }).retained.length;
+        expect(retained, `${document} comma ${comma}`).toBeLessThan(5000);
+        scanner.end();
+        const label = `${document} comma ${comma}`;
+        if (comma && typeof expected !== 'object') {
+          // A comma after a scalar: the text is not a document, and holds no embedded JSON.
+          expect(values, label).toEqual([]);
+        } else {
+          expect(values, label).toEqual([[expected, 'document']]);
+          // The comma's excerpt: the 79 characters before it (spaces here), and the comma.
+          const at = document.length + 26 * 100_000;
+          expect(recovered, label).toEqual(
+            comma
+              ? [
+                  `recovered ${at} a comma after the document dropped (the text was not JSON as written) ${' '.repeat(79)},`,
+                ]
+              : [],
+          );
+        }
+      }
+    }
+  });
+
   test('a backtick with no closing run on its line opens no inline span', () => {
     expect(brief(salvage('A lone ` backtick, then {"stray": true}').values)).toEqual([['embedded', { stray: true }]]);
     expect(brief(salvage('Set `{"debug": true}\nand ` later.').values)).toEqual([['embedded', { debug: true }]]);

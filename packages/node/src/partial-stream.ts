@@ -111,7 +111,8 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
     emit === 'snapshots'
       ? // Snapshots alone: no change is recorded (the items carry none).
         { ...options, snapshots, updateOn: 'values', nullValue: 'report', trackChanges: false }
-      : { ...options, snapshots, updateOn: 'changes', nullValue: 'value' };
+      : // Changes are what the items carry, whatever a caller's options object holds.
+        { ...options, snapshots, updateOn: 'changes', nullValue: 'value', trackChanges: true };
   let builder!: PartialBuilder;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stop = () => {

@@ -222,6 +222,13 @@ describe('snapshots without change lists (trackChanges: false), and values read 
       };
       const tracked = run(true);
       const untracked = run(false);
+      // The tracked run's changes reproduce each of its snapshots (so both runs are checked
+      // against something other than each other).
+      let applied: unknown;
+      for (const update of tracked.updates) {
+        applied = applyChanges(applied, update.changes);
+        expect(JSON.stringify(applied)).toBe(update.frozen);
+      }
       expect(untracked.final).toEqual(JSON.parse(doc.text));
       expect(untracked.updates.map((u) => u.frozen)).toEqual(tracked.updates.map((u) => u.frozen));
       for (const update of untracked.updates) {
@@ -256,8 +263,45 @@ describe('snapshots without change lists (trackChanges: false), and values read 
         for (const chunk of chunkText(text, size)) builder.write(chunk);
         builder.end();
         expect(read.length, `size ${size}`).toBeGreaterThan(0);
+        // The violation's read shows the string in flight up to the character that broke it.
+        expect((read[0]?.value as { a?: string }).a, `size ${size}`).toMatch(/^abcd/);
         for (const r of read) expect(JSON.stringify(r.value), `size ${size}`).toBe(r.frozen);
         expect(builder.value).toEqual({ b: [1, 2], a: 'abcdefgh', c: [3] });
+      }
+    }
+  });
+
+  test('the Node and Web streams carry changes for emit changes and both, whatever trackChanges a caller passes', async () => {
+    const text = '{"a": [1, 2], "s": "xy"}';
+    for (const emit of ['changes', 'both'] as const) {
+      // A stray option (a JavaScript caller, or a spread PartialOptions object) must not empty the lists.
+      const options = { emit, trackChanges: false } as unknown as PartialStreamOptions;
+      const node = createPartialStream(options);
+      const nodeItems: unknown[] = await new Promise((resolve, reject) => {
+        const items: unknown[] = [];
+        node.on('data', (item: unknown) => items.push(item));
+        node.on('end', () => resolve(items));
+        node.on('error', reject);
+        node.end(text);
+      });
+      const web = createWebPartialStream(options as never);
+      const writer = web.writable.getWriter();
+      void writer.write(text);
+      void writer.close();
+      const webItems: unknown[] = [];
+      const reader = web.readable.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        webItems.push(value);
+      }
+      for (const items of [nodeItems, webItems]) {
+        const lists = items.map((item) =>
+          emit === 'changes' ? item : (item as { changes: Change[] }).changes,
+        ) as Change[][];
+        let applied: unknown;
+        for (const list of lists) applied = applyChanges(applied, list);
+        expect(applied, emit).toEqual(JSON.parse(text));
       }
     }
   });
