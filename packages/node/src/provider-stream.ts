@@ -64,20 +64,60 @@ export function createProviderStream(options: ProviderStreamOptions): ProviderSt
         options.onToolArguments?.(key, delta, info);
         stream.emit('toolArguments', key, delta, info);
       },
-      reasoning: (delta) => {
-        options.onReasoning?.(delta);
-        stream.emit('reasoning', delta);
-      },
-      metadata: (metadata) => {
-        options.onMetadata?.(metadata);
-        stream.emit('metadata', metadata);
-      },
+      ...answerSideEvents(options, (): Transform => stream),
     }),
   );
   if (options.input === 'auto' || options.input === 'bedrock') offerBytesFirst(stream, engine);
-  for (const name of PROVIDER_DECODER_STATE)
-    Object.defineProperty(stream, name, { get: () => engine[name], enumerable: true });
+  defineProviderState(stream, engine, PROVIDER_DECODER_STATE);
   return stream as ProviderStream;
+}
+
+/**
+ * The reasoning and metadata callbacks of a provider decoder, as the provider and tool-call
+ * streams give them: the option's callback, then the stream's event of the same name.
+ * `stream` is read when one fires (the decoder is made before the stream exists).
+ */
+export function answerSideEvents(
+  options: {
+    readonly onReasoning?: ((delta: string) => void) | undefined;
+    readonly onMetadata?: ((metadata: ProviderMetadata) => void) | undefined;
+  },
+  stream: () => Transform,
+): { reasoning(delta: string): void; metadata(metadata: ProviderMetadata): void } {
+  return {
+    reasoning(delta) {
+      options.onReasoning?.(delta);
+      stream().emit('reasoning', delta);
+    },
+    metadata(metadata) {
+      options.onMetadata?.(metadata);
+      stream().emit('metadata', metadata);
+    },
+  };
+}
+
+const DECODER = Symbol('provider decoder');
+type WithDecoder = Transform & { [DECODER]: Record<string, unknown> };
+/**
+ * The stream's properties that read the decoder's state (`model`, `usage`…): one getter per
+ * name for every stream, not a closure each, so that streams share their property layout.
+ */
+const STATE_GETTERS: Readonly<Record<string, (this: WithDecoder) => unknown>> = Object.fromEntries(
+  PROVIDER_DECODER_STATE.map((name) => [
+    name,
+    function (this: WithDecoder) {
+      return this[DECODER][name];
+    },
+  ]),
+);
+
+/** Defines on `stream` the properties `names` that read `decoder`'s state of the same names. */
+export function defineProviderState(stream: Transform, decoder: object, names: readonly string[]): void {
+  (stream as WithDecoder)[DECODER] = decoder as Record<string, unknown>;
+  for (const name of names) {
+    const get = STATE_GETTERS[name];
+    if (get !== undefined) Object.defineProperty(stream, name, { get, enumerable: true });
+  }
 }
 
 type Writev = (chunks: { chunk: string | Uint8Array }[], callback: (error?: Error | null) => void) => void;

@@ -26,7 +26,7 @@ import {
 } from '@llmjson/core';
 import { PROVIDER_DECODER_STATE } from '@llmjson/core/internal';
 import { withAjvDefault } from './json-schema-default.js';
-import { offerBytesFirst } from './provider-stream.js';
+import { answerSideEvents, defineProviderState, offerBytesFirst } from './provider-stream.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 export interface ToolCallStreamOptions<T extends ToolSchemas = ToolSchemas>
@@ -83,14 +83,7 @@ export function createToolCallStream<T extends ToolSchemas = ToolSchemas>(
           options.onText?.(delta);
           stream.emit('text', delta);
         },
-        reasoning: (delta) => {
-          options.onReasoning?.(delta);
-          stream.emit('reasoning', delta);
-        },
-        metadata: (metadata) => {
-          options.onMetadata?.(metadata);
-          stream.emit('metadata', metadata);
-        },
+        ...answerSideEvents(options, (): Transform => stream),
       });
       return decoder;
     },
@@ -98,10 +91,21 @@ export function createToolCallStream<T extends ToolSchemas = ToolSchemas>(
   );
   // A binary body (Bedrock's AWS event stream) reaches the decoder as bytes, as in the provider stream.
   if (options.input === 'auto' || options.input === 'bedrock') offerBytesFirst(stream, decoder);
-  Object.defineProperty(stream, 'stats', { get: () => decoder.stats, enumerable: true });
-  Object.defineProperty(stream, 'calls', { get: () => decoder.calls, enumerable: true });
-  for (const name of PROVIDER_DECODER_STATE) {
-    if (name !== 'stats') Object.defineProperty(stream, name, { get: () => decoder.provider[name], enumerable: true });
-  }
+  // The decoder's own stats and calls; the provider's state (model, usage…) but its stats.
+  Object.defineProperty(stream, 'stats', { value: decoder.stats, enumerable: true });
+  (stream as WithToolCalls)[TOOL_CALLS] = decoder;
+  Object.defineProperty(stream, 'calls', { get: callsOf, enumerable: true });
+  defineProviderState(
+    stream,
+    decoder.provider,
+    PROVIDER_DECODER_STATE.filter((name) => name !== 'stats'),
+  );
   return stream as ToolCallStream<ToolCallItem<T>>;
+}
+
+const TOOL_CALLS = Symbol('tool-call decoder');
+type WithToolCalls = Transform & { [TOOL_CALLS]: ToolCallDecoder };
+/** `calls`, read afresh each time (one getter for every stream, not a closure each). */
+function callsOf(this: WithToolCalls): readonly ToolCallState[] {
+  return this[TOOL_CALLS].calls;
 }
