@@ -165,23 +165,37 @@ export function lineWriter(stdout: Writable): {
 export function gatheredLines(stderr: Writable): { write(text: string): void; flush(): void } {
   let pending = '';
   let scheduled = false;
-  const flush = (): void => {
+  // A write that threw in a microtask would be an uncaught exception: it is kept, and thrown
+  // by the command's own `flush`, as a write made by the command itself would have been.
+  let failure: { error: unknown } | undefined;
+  const drain = (): void => {
     scheduled = false;
     if (pending === '') return;
     const text = pending;
     pending = '';
-    stderr.write(text);
+    try {
+      stderr.write(text);
+    } catch (error) {
+      failure ??= { error };
+    }
   };
   return {
     write(text: string): void {
       pending += text;
-      if (pending.length >= DIAGNOSTIC_BATCH) flush();
+      if (pending.length >= DIAGNOSTIC_BATCH) drain();
       else if (!scheduled) {
         scheduled = true;
-        queueMicrotask(flush);
+        queueMicrotask(drain);
       }
     },
-    flush,
+    flush(): void {
+      drain();
+      if (failure !== undefined) {
+        const { error } = failure;
+        failure = undefined;
+        throw error;
+      }
+    },
   };
 }
 

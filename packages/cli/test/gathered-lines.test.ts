@@ -46,6 +46,21 @@ describe('stderr gathered per job', () => {
     expect(writes.length).toBeLessThanOrEqual(3);
   });
 
+  test('a stderr whose write throws: nothing escapes the job; the command flush throws it', async () => {
+    const broken = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+    broken.write = () => {
+      throw new Error('stderr is gone');
+    };
+    const lines = gatheredLines(broken);
+    lines.write('one\n');
+    await Promise.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    lines.write('two\n');
+    expect(() => lines.flush()).toThrow('stderr is gone');
+    // Thrown once: a later flush with nothing waiting is quiet.
+    expect(() => lines.flush()).not.toThrow();
+  });
+
   test('llmjson jsonl: every dropped line is on stderr, in order, and the closing line last', async () => {
     const bad = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? `{"n": ${i}}` : `not json ${i}`));
     const r = await runCli(['jsonl', '--strict'], { stdin: [bad.join('\n')] });
