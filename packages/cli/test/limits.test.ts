@@ -5,22 +5,19 @@
  * the engines accept print.
  */
 
-import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { chunkText } from '../../../test/support/chunking.js';
 import { runCli } from '../../../test/support/cli.js';
+import { isRoot, runCliAsNobody } from '../../../test/support/cli-as-user.js';
 
 /**
  * Root reads files without read permission and writes read-only ones, so those cases run the
- * built command as `nobody` (uid 65534) when the tests run as root, and in-process otherwise.
+ * built command as `nobody` when the tests run as root (from a bundle that `nobody` can reach
+ * wherever the checkout sits: test/support/cli-as-user.ts), and in-process otherwise.
  */
-const isRoot = process.getuid?.() === 0;
-const NOBODY = 65534;
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'llmjson-limits-'));
 
@@ -118,15 +115,7 @@ describe('files that cannot be used: exit 2 with one line, before any input is r
   /** `usage`, as a user whom permissions bind: `nobody` in a child process when the tests run as root. */
   const usageAsUser = async (argv: string[], cwd: string, message: string) => {
     if (!isRoot) return usage(argv, cwd, message);
-    chmodSync(cwd, 0o777);
-    const r = spawnSync(process.execPath, [MAIN, ...argv], {
-      cwd,
-      uid: NOBODY,
-      gid: NOBODY,
-      input: '',
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const r = await runCliAsNobody(argv, cwd);
     expect(r.status, r.stderr).toBe(2);
     expect(r.stdout).toBe('');
     expect(stderrLines(r.stderr)).toEqual([expect.stringContaining(message)]);
