@@ -123,6 +123,41 @@ describe('llmjson compile', () => {
     expect(r.err).toContain(message);
   });
 
+  test('the reported reproduction: an $id that ends ajv’s sourceURL comment runs nothing, compiled or run', async () => {
+    const marker = join(TMP, 'PWNED');
+    const file = join(TMP, 'p.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        $id: `http://e.com/i.json#*/;import('node:child_process').then(c=>c.execSync('touch ${marker}'));/*`,
+        type: 'object',
+      }),
+    );
+    const out = join(TMP, 'p.mjs');
+    expect(await runCli(['compile', file, '-o', out])).toMatchObject({ code: 0, out: '', err: '' });
+    const module = ((await import(pathToFileURL(out).href)) as { default: StandardSchemaV1 }).default;
+    expect(await module['~standard'].validate({})).toEqual({ value: {} });
+    // Let the promise chain the module would have started settle.
+    await import('node:child_process');
+    for (let i = 0; i < 5; i++) await new Promise<void>((done) => setImmediate(done));
+    expect(existsSync(marker)).toBe(false);
+    expect(readFileSync(out, 'utf8')).not.toContain('sourceURL');
+
+    // The same $id made to end the function too would run in the compiling process itself.
+    const compiling = join(TMP, 'compiling.json');
+    const ranAtCompile = join(TMP, 'PWNED-at-compile');
+    writeFileSync(
+      compiling,
+      JSON.stringify({
+        $id: `http://e.com/i.json#*/},process.getBuiltinModule('node:child_process').execSync('touch ${ranAtCompile}'),function(){/*`,
+        type: 'object',
+      }),
+    );
+    const r = await runCli(['compile', compiling, '-o', join(TMP, 'compiling.mjs')]);
+    expect(existsSync(ranAtCompile)).toBe(false);
+    expect(r).toMatchObject({ code: 0, err: '' });
+  });
+
   test('--help names the command and its options', async () => {
     const r = await runCli(['compile', '--help']);
     expect(r.code).toBe(0);

@@ -10,7 +10,7 @@
  * (ajv's runtime, ajv-formats, @llmjson/core/ajv) resolve as they do for a project that
  * depends on @llmjson/core; the directory is removed afterwards.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -277,6 +277,68 @@ describe('hardening, as compileSchema', () => {
       expect(code).not.toMatch(/new Function|\beval\b|\brequire\(/);
       expect(code).toMatch(/^export default \{$/m);
     }
+  });
+});
+
+/** Lets a promise chain the module may have started (a dynamic import, say) settle. */
+async function settled(): Promise<void> {
+  await import('node:child_process');
+  for (let i = 0; i < 5; i++) await new Promise<void>((done) => setImmediate(done));
+}
+
+describe('strings from the schema are inert in the module', () => {
+  test('the reported reproduction: an $id that ends ajv’s sourceURL comment runs nothing when validate runs', async () => {
+    const marker = join(TMP, 'PWNED');
+    const schema = {
+      $id: `http://e.com/i.json#*/;import('node:child_process').then(c=>c.execSync('touch ${marker}'));/*`,
+      type: 'object',
+    } as JsonSchema;
+    const module = await standalone(schema);
+    expect(await module['~standard'].validate({})).toEqual({ value: {} });
+    expect(await module['~standard'].validate([])).toMatchObject({ issues: [{ code: 'type', path: [] }] });
+    await settled();
+    expect(existsSync(marker)).toBe(false);
+    expect(compileStandaloneModule(schema)).not.toContain('sourceURL');
+  });
+
+  test('an $id that ends the comment and the function runs nothing when compiled, imported or run', async () => {
+    const flags = globalThis as { llmjsonCompiled?: number; llmjsonImported?: number };
+    const schema = {
+      $id: 'http://e.com/i.json#*/},globalThis.llmjsonCompiled=1,function(){/*',
+      type: 'object',
+      properties: {
+        // A subschema with its own $id gets a function (and, from ajv, a comment) of its own.
+        a: { $id: 'http://e.com/a.json#*/};globalThis.llmjsonImported=1;function x(){/*', type: 'string' },
+      },
+    } as JsonSchema;
+    compileStandaloneModule(schema);
+    expect(flags.llmjsonCompiled).toBeUndefined();
+    const module = await standalone(schema);
+    expect(await module['~standard'].validate({ a: 1 })).toMatchObject({ issues: [{ code: 'type', path: ['a'] }] });
+    expect(flags.llmjsonCompiled).toBeUndefined();
+    expect(flags.llmjsonImported).toBeUndefined();
+  });
+
+  test('the module can be inlined in an HTML script element: no </, <!-- or raw U+2028 outside their escapes', async () => {
+    const hostile = '</script><!--\u2028\u2029<script>';
+    const schema = {
+      $id: `http://e.com/${encodeURIComponent(hostile)}`,
+      title: hostile,
+      type: 'object',
+      properties: { [hostile]: { enum: [hostile, 1] } },
+      required: [hostile],
+    } as JsonSchema;
+    const code = compileStandaloneModule(schema, { name: hostile });
+    expect(code).not.toMatch(/<\/|<!--|[\u2028\u2029]/);
+    const module = await standalone(schema, { name: hostile });
+    const runtime = compileSchema(schema);
+    for (const value of [{ [hostile]: hostile }, { [hostile]: 2 }, {}]) {
+      const result = await module['~standard'].validate(value);
+      expect('issues' in result).toBe(!runtime.validate(value).valid);
+    }
+    expect(await module['~standard'].validate({ [hostile]: 2 })).toMatchObject({
+      issues: [{ code: 'enum', path: [hostile] }],
+    });
   });
 });
 
