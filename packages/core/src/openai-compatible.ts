@@ -7,7 +7,9 @@
  * `usage`, `finishReason` and `model` are plain properties filled in while `output` is
  * consumed: read them after the iteration ends (`model` is the requested one until the
  * stream names the model that answered). A non-2xx response rejects with a
- * `ProviderHttpError` carrying the status and the body's error message; an error the provider
+ * `ProviderHttpError` carrying the status and the body's error message, from at most the first
+ * `MAX_ERROR_BODY_BYTES` (8 KiB) of the body (the rest is cancelled, and the message says it was
+ * cut); an error the provider
  * sends inside the stream throws from the iteration. Uses the global `fetch`, so the same
  * function runs on Node (20+), in browsers and in edge runtimes (re-exported by @llmjson/node and
  * @llmjson/web).
@@ -79,7 +81,8 @@ interface ResponseView {
   readonly ok: boolean;
   readonly status: number;
   readonly statusText: string;
-  readonly body: ReadableStreamLike<Uint8Array> | null;
+  /** `null` for no body; `undefined` from a caller's fetch that returns a look-alike without one. */
+  readonly body: ReadableStreamLike<Uint8Array> | null | undefined;
   text(): Promise<string>;
 }
 
@@ -322,6 +325,54 @@ function errorMessage(body: string): string {
   return body.trim().slice(0, 500) || '(empty body)';
 }
 
+/**
+ * Most of an error response's body read, in bytes: the error is in its first lines, and a server
+ * (or a proxy) that answers an error with an endless or huge body must not hold the call or
+ * fill memory.
+ */
+const MAX_ERROR_BODY_BYTES = 8 * 1024;
+
+/**
+ * The first `MAX_ERROR_BODY_BYTES` of an error response's body, whatever its content type; the
+ * rest is cancelled (the connection released). A read that fails or times out keeps what came.
+ */
+async function readErrorBody(response: ResponseView, limits: CallLimits): Promise<{ text: string; cut: boolean }> {
+  const stream = response.body;
+  if (stream === null) return { text: '', cut: false };
+  if (stream === undefined) {
+    // Not a platform Response (a caller's fetch that returns a look-alike): its text, cut.
+    const text = await limits.wait(response.text(), 'in its error response').catch(() => '');
+    const cut = text.length > MAX_ERROR_BODY_BYTES;
+    return { text: cut ? text.slice(0, MAX_ERROR_BODY_BYTES) : text, cut };
+  }
+  const reader = stream.getReader();
+  const utf8 = createUtf8Chunks();
+  let text = '';
+  let bytes = 0;
+  let cut = false;
+  let done = false;
+  try {
+    while (!cut) {
+      const read = await limits.wait(reader.read(), 'in its error response');
+      if (read.done) {
+        done = true;
+        break;
+      }
+      const room = MAX_ERROR_BODY_BYTES - bytes;
+      const piece = read.value.length > room ? read.value.subarray(0, room) : read.value;
+      cut = piece !== read.value;
+      bytes += piece.length;
+      text += utf8.decode(piece);
+    }
+  } catch {
+    // A broken or stalled error body: what was read is the message.
+  } finally {
+    if (!done) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+  return { text: text + utf8.flush(), cut };
+}
+
 function streamError(error: ProviderError): Error {
   return new Error(`openai-compatible: the provider reported an error in the stream: ${error.message}`);
 }
@@ -382,16 +433,16 @@ export function openAICompatible(
       throw error;
     }
     if (!response.ok) {
-      const text = await limits.wait(response.text(), 'in its error response').catch(() => '');
+      const { text, cut } = await readErrorBody(response, limits);
       limits.close();
       throw new ProviderHttpError(
         response.status,
         text,
-        `openai-compatible: POST ${url} failed with HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${errorMessage(text)}`,
+        `openai-compatible: POST ${url} failed with HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${errorMessage(text)}${cut ? ` (the error body was cut: only its first ${MAX_ERROR_BODY_BYTES} bytes were read)` : ''}`,
       );
     }
     const stream = response.body;
-    if (stream === null) {
+    if (stream === null || stream === undefined) {
       limits.close();
       throw new Error(`openai-compatible: POST ${url} returned no body`);
     }
@@ -403,8 +454,9 @@ export function openAICompatible(
     };
     async function* answer(): AsyncGenerator<string> {
       const texts: string[] = [];
+      // The answer is the text: tool-call arguments are not kept (they could grow without bound).
       const decoder = createProviderDecoder(
-        { input: 'openai' },
+        { input: 'openai', keepToolArguments: false },
         {
           text: (delta) => texts.push(delta),
           diagnostic: (d) => options.onDiagnostic?.(d),

@@ -13,7 +13,9 @@
  * changes, and `complete` once the arguments are one whole JSON document (then validated, and
  * coerced with `coerce`) — and the answer text, reasoning and metadata the decoder delivers.
  *
- * Diagnostics: the decoder's own (`provider-error`, `truncated`…); and each call's builder's,
+ * Diagnostics: the decoder's own (`provider-error`, `truncated`…, and `too-long` for a call
+ * whose arguments pass `maxArgumentsLength`: that call is dropped, gone from `calls`, no more
+ * updates); and each call's builder's,
  * with `toolCall` set and the message prefixed with the call, where `offset` counts from the
  * start of that call's arguments: `violation` (prefix checks, on by default with a schema, so
  * `failFast` stops a doomed call while it streams), `schema` (complete arguments that fail),
@@ -25,7 +27,8 @@
  * 1. Chunking does not matter: any split of the body gives the same updates' final values, the
  *    same diagnostics and the same `calls` (the builder's and the decoder's invariants).
  * 2. Every call ends: `complete`, or a `truncated` (or `syntax`) diagnostic at `end()`.
- * 3. Bounded: per call, what the builder keeps (its value, `maxValueLength` per string).
+ * 3. Bounded: per call, what the builder keeps (its value, `maxValueLength` per string), and
+ *    the decoder's copy of its arguments, `maxArgumentsLength` characters.
  */
 
 import type { CoercionOptions } from './coercion-options.js';
@@ -186,6 +189,7 @@ class ToolCalls implements ToolCallDecoder {
       metadata: (metadata) => sink.metadata?.(metadata),
       diagnostic: (diagnostic) => this.#diagnostic(diagnostic),
       toolArguments: (key, delta, info) => this.#piece(key, delta, info),
+      toolCallDropped: (key) => this.#drop(key),
     });
     this.stats = { calls: 0, completeCalls: 0, updates: 0, provider: this.provider.stats, diagnostics: {} };
   }
@@ -218,7 +222,10 @@ class ToolCalls implements ToolCallDecoder {
   /** A builder for the arguments of a call to `name` (undefined: no schema), reporting to `report`. */
   #builder(name: string | undefined, report: (diagnostic: Diagnostic) => void, call?: () => Call): PartialBuilder {
     const options = this.#options;
-    const schema = name === undefined ? undefined : this.#tools?.[name];
+    // Own properties only: a model that calls `constructor` or `__proto__` names no tool, and must
+    // not reach Object.prototype's members (which are not schemas) through a plain `tools` object.
+    const tools = this.#tools;
+    const schema = name === undefined || tools === undefined || !Object.hasOwn(tools, name) ? undefined : tools[name];
     return createPartialBuilder(
       {
         ...(schema === undefined ? {} : { schema }),
@@ -282,6 +289,17 @@ class ToolCalls implements ToolCallDecoder {
       call.info = info;
     }
     call.builder.write(delta);
+  }
+
+  /**
+   * The decoder dropped the call (arguments past `maxArgumentsLength`, reported by it): the call
+   * and its builder are forgotten, so it neither ends as `truncated` nor holds its value.
+   */
+  #drop(key: string): void {
+    const call = this.#byKey.get(key);
+    if (call === undefined) return;
+    this.#byKey.delete(key);
+    this.#calls.splice(this.#calls.indexOf(call), 1);
   }
 
   #callDiagnostic(call: Call, diagnostic: Diagnostic): void {

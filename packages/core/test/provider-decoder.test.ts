@@ -1,5 +1,5 @@
 import { test as fcTest } from '@fast-check/vitest';
-import { ConfigurationError, createProviderDecoder, type ProviderInput } from '@llmjson/core';
+import { ConfigurationError, createProviderDecoder, type Diagnostic, type ProviderInput } from '@llmjson/core';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { everyChunkSize, numRuns, splitAt, splitPoints } from '../../../test/support/chunking.js';
@@ -932,4 +932,112 @@ describe('chunking does not matter (arbitrary split points)', () => {
       expect(run(splitAt(body, points), 'auto')).toEqual(whole);
     });
   }
+});
+
+describe('tool-call arguments: maxArgumentsLength and keepToolArguments', () => {
+  /** Every sink call in order, and the decoder's calls, for `body` under `options`, at every chunk size. */
+  function decodeWith(body: string, options: { maxArgumentsLength?: number; keepToolArguments?: boolean }) {
+    const once = (chunks: readonly string[]) => {
+      const calls: unknown[][] = [];
+      const decoder = createProviderDecoder(
+        { input: 'auto', ...options },
+        {
+          text: (t) => calls.push(['text', t]),
+          diagnostic: (d) => calls.push(['diagnostic', d]),
+          toolArguments: (key, delta, info) => calls.push(['toolArguments', key, delta, info]),
+          toolCallDropped: (key, info) => calls.push(['toolCallDropped', key, info]),
+        },
+      );
+      for (const c of chunks) decoder.write(c);
+      decoder.end();
+      return { calls, toolCalls: decoder.toolCalls, complete: decoder.complete };
+    };
+    const whole = once([body]);
+    for (const [label, chunks] of everyChunkSize(body, 32)) expect(once(chunks), label).toEqual(whole);
+    return whole;
+  }
+
+  // Anthropic: a call's pieces, a second call, text after both.
+  const block = (index: number, name: string) => ({
+    type: 'content_block_start',
+    index,
+    content_block: { type: 'tool_use', id: `toolu_${index}`, name, input: {} },
+  });
+  const piece = (index: number, partial_json: string) => ({
+    type: 'content_block_delta',
+    index,
+    delta: { type: 'input_json_delta', partial_json },
+  });
+  const ANTHROPIC = sse(
+    { type: 'message_start', message: { id: 'm', model: 'claude', usage: { input_tokens: 1 } } },
+    block(0, 'big'),
+    piece(0, '{"q":"'),
+    ...Array.from({ length: 6 }, () => piece(0, 'abcdefghij')),
+    piece(0, '"}'),
+    { type: 'content_block_stop', index: 0 },
+    block(1, 'small'),
+    piece(1, '{"n":1}'),
+    { type: 'content_block_stop', index: 1 },
+    { type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text: 'done' } },
+    { type: 'content_block_stop', index: 2 },
+    { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 3 } },
+    { type: 'message_stop' },
+  );
+
+  test('past maxArgumentsLength: one too-long diagnostic naming the call, then toolCallDropped; later calls and text go on', () => {
+    const r = decodeWith(ANTHROPIC, { maxArgumentsLength: 40 });
+    const diagnostics = r.calls.filter((c) => c[0] === 'diagnostic').map((c) => c[1] as Diagnostic);
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject({ reason: 'too-long', toolCall: { index: 0, id: 'toolu_0', name: 'big' } });
+    expect(diagnostics[0]?.message).toBe(
+      'tool call 0 (big): its arguments are longer than maxArgumentsLength (40 characters); the call is dropped',
+    );
+    const dropAt = r.calls.findIndex((c) => c[0] === 'toolCallDropped');
+    expect(r.calls[dropAt - 1]?.[0]).toBe('diagnostic');
+    // No piece of the dropped call after the drop; what was delivered before stayed under the cap.
+    const pieces = r.calls.filter((c) => c[0] === 'toolArguments' && c[1] === 'message1.block0').map((c) => c[2]);
+    expect(pieces.join('')).toBe(`{"q":"${'abcdefghij'.repeat(3)}`);
+    expect(r.calls.slice(dropAt).some((c) => c[0] === 'toolArguments' && c[1] === 'message1.block0')).toBe(false);
+    expect(r.toolCalls).toEqual([
+      { key: 'message1.block1', index: 1, id: 'toolu_1', name: 'small', arguments: '{"n":1}', complete: true },
+    ]);
+    expect(r.calls.filter((c) => c[0] === 'text')).toEqual([['text', 'done']]);
+    expect(r.complete).toBe(true);
+  });
+
+  test('a dropped call left open at the end is not reported again as cut off', () => {
+    const body = sse(
+      chunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: `{"x":"${'y'.repeat(30)}` } }] }),
+    );
+    const r = decodeWith(body, { maxArgumentsLength: 10 });
+    const reasons = r.calls.filter((c) => c[0] === 'diagnostic').map((c) => (c[1] as Diagnostic).reason);
+    expect(reasons).toEqual(['too-long', 'truncated']);
+    const truncated = r.calls.filter((c) => c[0] === 'diagnostic').map((c) => c[1] as Diagnostic)[1];
+    expect(truncated?.message).toBe('the stream ended before a finish_reason or [DONE]');
+    expect(r.toolCalls).toEqual([]);
+  });
+
+  test('keepToolArguments: false keeps no argument text, but still delivers the pieces and closes calls as {}', () => {
+    const kept = decodeWith(ANTHROPIC, {});
+    const bare = decodeWith(ANTHROPIC, { keepToolArguments: false });
+    expect(bare.calls).toEqual(kept.calls);
+    expect(kept.toolCalls.map((c) => c.arguments)).toEqual([`{"q":"${'abcdefghij'.repeat(6)}"}`, '{"n":1}']);
+    expect(bare.toolCalls.map((c) => c.arguments)).toEqual(['', '']);
+    const empty = sse(
+      chunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'ping', arguments: '' } }] }),
+      chunk({}, 'tool_calls'),
+    );
+    expect(decodeWith(empty, { keepToolArguments: false }).calls).toEqual(decodeWith(empty, {}).calls);
+  });
+
+  test('bad values are configuration errors', () => {
+    const sink = { text() {}, diagnostic() {} };
+    for (const maxArgumentsLength of [0, -1, 1.5, Number.NaN]) {
+      expect(() => createProviderDecoder({ input: 'auto', maxArgumentsLength }, sink)).toThrow(ConfigurationError);
+    }
+    expect(() => createProviderDecoder({ input: 'auto', keepToolArguments: 'no' as never }, sink)).toThrow(
+      ConfigurationError,
+    );
+  });
 });

@@ -202,6 +202,92 @@ describe('createToolCallDecoder', () => {
     expect(decoder.calls).toMatchObject([{ name: 'search', value: { q: 'x' }, complete: true }]);
   });
 
+  test.each(['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'])(
+    'a call to %s (a member of Object.prototype, not a tool) is the unknown-tool diagnostic, under every chunking',
+    (name) => {
+      const body = sse(
+        call(0, '{"city":', 'call_p', name),
+        call(0, '"Oslo"}'),
+        call(1, '{"tz":"UTC"}', 'call_t', 'time'),
+        chunk({}, 'tool_calls'),
+        '[DONE]',
+      );
+      const expected = outcome(run([body]));
+      expect(expected.diagnostics).toHaveLength(1);
+      expect(expected.diagnostics[0]).toMatchObject({ reason: 'schema', rule: 'tool', toolCall: { index: 0, name } });
+      expect(expected.diagnostics[0]?.message).toContain('which is not one of the tools (weather, time)');
+      // Its arguments still arrive, unchecked; the real tool's call is checked and complete.
+      expect(expected.finals).toEqual({ call_p: { city: 'Oslo' }, call_t: { tz: 'UTC' } });
+      for (const [label, chunks] of everyChunkSize(body, 16)) expect(outcome(run(chunks)), label).toEqual(expected);
+      fc.assert(
+        fc.property(splitPoints(body.length), (points) => {
+          expect(outcome(run(splitAt(body, points)))).toEqual(expected);
+        }),
+        { numRuns: 20 },
+      );
+    },
+  );
+
+  test('a call whose arguments pass maxArgumentsLength: one too-long diagnostic, the call is dropped, the stream goes on', () => {
+    const body = sse(
+      chunk({ content: 'Calling. ' }),
+      call(0, '{"city":"', 'call_big', 'weather'),
+      ...Array.from({ length: 8 }, () => call(0, 'x'.repeat(20))),
+      call(0, '"}'),
+      call(1, '{"tz":"UTC"}', 'call_t', 'time'),
+      chunk({ content: 'Done.' }),
+      chunk({}, 'tool_calls'),
+      '[DONE]',
+    );
+    const options = { maxArgumentsLength: 100, prefixCheck: false };
+    const expected = outcome(run([body], options));
+    expect(expected.diagnostics).toHaveLength(1);
+    expect(expected.diagnostics[0]).toMatchObject({
+      reason: 'too-long',
+      toolCall: { index: 0, id: 'call_big', name: 'weather' },
+    });
+    expect(expected.diagnostics[0]?.message).toContain(
+      'longer than maxArgumentsLength (100 characters); the call is dropped',
+    );
+    // The dropped call never completes and is gone from `calls`; the next call and the text go on.
+    expect(expected.finals).toEqual({ call_t: { tz: 'UTC' } });
+    expect(expected.calls).toMatchObject([{ id: 'call_t', complete: true }]);
+    expect(expected.text).toBe('Calling. Done.');
+    for (const [label, chunks] of everyChunkSize(body, 16))
+      expect(outcome(run(chunks, options)), label).toEqual(expected);
+    // The decoder forgot the dropped call's text: only the kept call is in `toolCalls`.
+    const decoder = createToolCallDecoder({ input: 'openai', ...options }, { update() {}, diagnostic() {} });
+    decoder.write(body);
+    decoder.end();
+    expect(decoder.provider.toolCalls.map((c) => c.id)).toEqual(['call_t']);
+  });
+
+  test('arguments past the default cap (8 MiB) in 1 MiB pieces: dropped with one diagnostic', () => {
+    const piece = 'x'.repeat(1024 * 1024);
+    const diagnostics: Diagnostic[] = [];
+    const updates: ToolCallUpdate[] = [];
+    const decoder = createToolCallDecoder(
+      { input: 'openai', tools: TOOLS, compileJsonSchema: compileSchema },
+      { update: (u) => updates.push(u), diagnostic: (d) => diagnostics.push(d) },
+    );
+    decoder.write(sse(call(0, '{"tz":"', 'call_big', 'time')));
+    // Without the cap, 560 such pieces made a string longer than V8 allows (RangeError).
+    for (let i = 0; i < 12; i++) decoder.write(sse(call(0, piece)));
+    decoder.write(sse(call(1, '{"tz":"UTC"}', 'call_t', 'time'), chunk({}, 'tool_calls'), '[DONE]'));
+    decoder.end();
+    expect(diagnostics.map((d) => d.reason)).toEqual(['too-long']);
+    expect(diagnostics[0]?.message).toContain(`maxArgumentsLength (${8 * 1024 * 1024} characters)`);
+    expect(diagnostics[0]?.toolCall).toMatchObject({ id: 'call_big' });
+    expect(updates.filter((u) => u.complete).map((u) => u.id)).toEqual(['call_t']);
+    expect(decoder.calls.map((c) => c.id)).toEqual(['call_t']);
+  });
+
+  test('maxArgumentsLength must be a positive integer', () => {
+    expect(() =>
+      createToolCallDecoder({ input: 'openai', maxArgumentsLength: 0 }, { update() {}, diagnostic() {} }),
+    ).toThrow(ConfigurationError);
+  });
+
   test('a call the stream cuts ends with truncated, naming the call; complete calls before it stand', () => {
     const body = sse(call(0, '{"tz":"UTC"}', 'call_t', 'time'), call(1, '{"city":"Ber', 'call_w', 'weather'));
     const r = run([body]);

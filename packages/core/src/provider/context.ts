@@ -55,8 +55,14 @@ export interface CallState {
   readonly index: number;
   id: string | undefined;
   name: string | undefined;
-  /** The pieces delivered so far, concatenated. */
+  /** The pieces delivered so far, concatenated ('' when the decoder does not keep arguments). */
   pieces: string;
+  /** Characters delivered so far (what `maxArgumentsLength` bounds). */
+  length: number;
+  /** Every piece delivered so far is blank (whitespace only): a closed call then gets its `initial`. */
+  blank: boolean;
+  /** Past `maxArgumentsLength`: reported once, its pieces forgotten, nothing more delivered. */
+  dropped: boolean;
   /** Complete arguments the provider gave without pieces. */
   initial: string | undefined;
   complete: boolean;

@@ -56,6 +56,8 @@
  * - `unrecognized`: JSON that is not an event of the format (not an object, an unknown shape,
  *   a second choice) — reported the first time,
  *   and the number of further ignored events once at the end.
+ * - `too-long` (with `toolCall` set): a tool call whose arguments would pass
+ *   `maxArgumentsLength`; the call is dropped (see Invariant 3).
  * - `prose`, `too-long`: from the framing (framing.ts); `too-long`, `syntax` (bytes that are
  *   not a frame, a corrupt frame) and `truncated` (a cut frame) from the binary framing, where
  *   `line` is the frame's number and `offset` its byte offset (event-stream.ts).
@@ -73,13 +75,16 @@
  *    counts the reported ones.
  * 3. Bounded resources: buffered text is at most one line (and one SSE event) of
  *    `maxEventLength` characters; once a line or event is known to be too long, the rest of it
- *    is counted, not kept. Tool-call arguments are kept for `toolCalls` (they are output).
+ *    is counted, not kept. Tool-call arguments are kept for `toolCalls` (they are output), at
+ *    most `maxArgumentsLength` characters per call: past it the call is dropped with one
+ *    `too-long` diagnostic (with `toolCall` set) and forgotten; `keepToolArguments: false`
+ *    keeps none.
  *    Work is linear in the body however small the chunks.
  */
 
-import { type Diagnostic, DiagnosticReason, excerptAround } from '../diagnostics.js';
+import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from '../diagnostics.js';
 import { checkPositiveInteger, countDiagnostic } from '../engine.js';
-import { DEFAULT_MAX_LINE_LENGTH } from '../limits.js';
+import { DEFAULT_MAX_ARGUMENTS_LENGTH, DEFAULT_MAX_LINE_LENGTH } from '../limits.js';
 import { ConfigurationError, ConfigurationErrorCode } from '../schema-validator.js';
 import { bedrock } from './bedrock.js';
 import {
@@ -146,6 +151,8 @@ class Decoder implements ProviderDecoder, FormatContext {
   private readonly sink: ProviderSink;
   private readonly framer: EventFramer;
   private readonly maxLength: number;
+  private readonly maxArgumentsLength: number;
+  private readonly keepArguments: boolean;
   /** Whether the input may be a binary AWS event stream (`bedrock`, `auto`). */
   private readonly binaryAllowed: boolean;
   /** Text or binary, once the first piece of the body decided (see `bytes`). */
@@ -178,10 +185,19 @@ class Decoder implements ProviderDecoder, FormatContext {
       );
     }
     checkPositiveInteger('maxEventLength', options.maxEventLength, 'characters');
+    checkPositiveInteger('maxArgumentsLength', options.maxArgumentsLength, 'characters');
+    if (options.keepToolArguments !== undefined && typeof options.keepToolArguments !== 'boolean') {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.optionInvalid,
+        `keepToolArguments must be true or false, got ${quoteInput(String(options.keepToolArguments))}`,
+      );
+    }
     this.sink = sink;
     this.binaryAllowed = options.input === 'auto' || options.input === 'bedrock';
     if (options.input !== 'auto') this.setFormat(wireFormat(options.input));
     this.maxLength = options.maxEventLength ?? DEFAULT_MAX_LINE_LENGTH;
+    this.maxArgumentsLength = options.maxArgumentsLength ?? DEFAULT_MAX_ARGUMENTS_LENGTH;
+    this.keepArguments = options.keepToolArguments ?? true;
     this.framer = new EventFramer(this.maxLength, {
       event: (data, name, line, offset, final) => this.event(data, name, line, offset, final),
       report: (reason, line, offset, text, message) => this.diagnose(reason, line, offset, text, message),
@@ -197,14 +213,16 @@ class Decoder implements ProviderDecoder, FormatContext {
   }
 
   get toolCalls(): readonly ToolCall[] {
-    return this.calls.map((c) => ({
-      key: c.key,
-      index: c.index,
-      ...(c.id === undefined ? {} : { id: c.id }),
-      ...(c.name === undefined ? {} : { name: c.name }),
-      arguments: c.pieces,
-      complete: c.complete,
-    }));
+    return this.calls
+      .filter((c) => !c.dropped)
+      .map((c) => ({
+        key: c.key,
+        index: c.index,
+        ...(c.id === undefined ? {} : { id: c.id }),
+        ...(c.name === undefined ? {} : { name: c.name }),
+        arguments: c.pieces,
+        complete: c.complete,
+      }));
   }
 
   bytes(chunk: Uint8Array): boolean {
@@ -427,6 +445,9 @@ class Decoder implements ProviderDecoder, FormatContext {
         id: undefined,
         name: undefined,
         pieces: '',
+        length: 0,
+        blank: true,
+        dropped: false,
         initial: undefined,
         complete: false,
         reported: false,
@@ -442,7 +463,7 @@ class Decoder implements ProviderDecoder, FormatContext {
   }
 
   emitArguments(call: CallState, delta: string | undefined): void {
-    if (delta === undefined || delta === '') return;
+    if (delta === undefined || delta === '' || call.dropped) return;
     if (call.complete) {
       // The provider closed this call already: a late piece cannot join arguments handed out as complete.
       if (!call.lateReported) {
@@ -457,18 +478,42 @@ class Decoder implements ProviderDecoder, FormatContext {
       }
       return;
     }
-    call.pieces += delta;
-    const info: ToolCallInfo = {
-      index: call.index,
-      ...(call.id === undefined ? {} : { id: call.id }),
-      ...(call.name === undefined ? {} : { name: call.name }),
-    };
-    this.sink.toolArguments?.(call.key, delta, info);
+    if (delta.length > this.maxArgumentsLength - call.length) {
+      this.drop(call, delta);
+      return;
+    }
+    if (this.keepArguments) call.pieces += delta;
+    call.length += delta.length;
+    if (call.blank && delta.trim() !== '') call.blank = false;
+    this.sink.toolArguments?.(call.key, delta, infoOf(call));
+  }
+
+  /**
+   * A call whose arguments would grow past `maxArgumentsLength`: reported once, its text
+   * forgotten (so memory stays bounded however long the provider goes on), and no later piece
+   * delivered, so a consumer never sees arguments cut at an arbitrary character as complete.
+   */
+  private drop(call: CallState, delta: string): void {
+    const excerpt = call.pieces === '' ? delta : call.pieces;
+    call.dropped = true;
+    call.reported = true;
+    call.pieces = '';
+    const info = infoOf(call);
+    countDiagnostic(this.stats.diagnostics, DiagnosticReason.tooLong);
+    this.sink.diagnostic({
+      reason: DiagnosticReason.tooLong,
+      line: this.decodingLine,
+      offset: this.decodingOffset,
+      excerpt: excerptAround(excerpt, 0),
+      message: `tool call ${call.index}${call.name === undefined ? '' : ` (${quoteInput(call.name, 60)})`}: its arguments are longer than maxArgumentsLength (${this.maxArgumentsLength} characters); the call is dropped`,
+      toolCall: info,
+    });
+    this.sink.toolCallDropped?.(call.key, info);
   }
 
   close(call: CallState): void {
-    if (call.complete) return;
-    if (call.pieces.trim() === '') {
+    if (call.complete || call.dropped) return;
+    if (call.blank) {
       const initial = call.initial !== undefined && call.initial.trim() !== '' ? call.initial : '{}';
       this.emitArguments(call, initial);
     }
@@ -516,9 +561,7 @@ class Decoder implements ProviderDecoder, FormatContext {
 
   cut(message: string, line: number, offset: number): void {
     const open = this.openCalls();
-    const calls = open.map(
-      (c) => `${c.key}${c.name === undefined ? '' : ` (${c.name})`} after ${c.pieces.length} characters`,
-    );
+    const calls = open.map((c) => `${c.key}${c.name === undefined ? '' : ` (${c.name})`} after ${c.length} characters`);
     const text = calls.length === 0 ? message : `${message}; tool call(s) cut off: ${calls.join(', ')}`;
     this.diagnose(DiagnosticReason.truncated, line, offset, open[0]?.pieces ?? '', text, open[0]?.pieces.length ?? 0);
   }
@@ -585,6 +628,15 @@ class Decoder implements ProviderDecoder, FormatContext {
     countDiagnostic(this.stats.diagnostics, reason);
     this.sink.diagnostic({ reason, line, offset, excerpt: excerptAround(text, excerptAt), message });
   }
+}
+
+/** What the sink is told about a call. */
+function infoOf(call: CallState): ToolCallInfo {
+  return {
+    index: call.index,
+    ...(call.id === undefined ? {} : { id: call.id }),
+    ...(call.name === undefined ? {} : { name: call.name }),
+  };
 }
 
 /** Creates a push-based provider stream decoder. Throws ConfigurationError for an invalid option. */

@@ -32,6 +32,19 @@ export interface ProviderDecoderOptions {
    * one is discarded with a `too-long` diagnostic. Default 8 MiB (8_388_608).
    */
   readonly maxEventLength?: number;
+  /**
+   * Longest tool call's arguments, in UTF-16 code units: the piece that would make a call's
+   * arguments longer is not delivered, the call is dropped with one `too-long` diagnostic (it
+   * leaves `toolCalls`, and no later piece of it is delivered or reported), and the stream goes
+   * on. Default 8 MiB (8_388_608), as a value in flight.
+   */
+  readonly maxArgumentsLength?: number;
+  /**
+   * Whether `toolCalls[i].arguments` keeps each call's argument text. Default `true`; `false`
+   * (a consumer that reads only the answer text) keeps none: the pieces still go to the sink's
+   * `toolArguments`, and `arguments` is `''`.
+   */
+  readonly keepToolArguments?: boolean;
 }
 
 /** Token counts, normalised across providers (a field is absent when the provider did not send it). */
@@ -84,6 +97,11 @@ export interface ProviderSink {
   diagnostic(diagnostic: Diagnostic): void;
   /** A piece of a tool call's argument JSON (never empty), under the call's key. */
   toolArguments?(key: string, delta: string, info: ToolCallInfo): void;
+  /**
+   * The call under `key` was dropped (its arguments grew past `maxArgumentsLength`), right
+   * after its `too-long` diagnostic: no more of its pieces will come.
+   */
+  toolCallDropped?(key: string, info: ToolCallInfo): void;
   /** A piece of reasoning text (DeepSeek `reasoning_content`, Anthropic thinking...): not answer text. */
   reasoning?(delta: string): void;
   /** The metadata, each time an event changed it. */
