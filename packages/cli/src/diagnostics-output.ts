@@ -8,8 +8,8 @@
  * megabyte long. The `json` format keeps `errors` whole, for programs that want every detail.
  */
 
-import type { Diagnostic } from '@llmjson/core';
 import { quoteInput } from '@llmjson/core/internal';
+import type { CliDiagnostic } from './out-of-range.js';
 
 /**
  * Longest message the command prints on stderr, in characters: a backstop. Each piece of user
@@ -20,7 +20,7 @@ export const MAX_MESSAGE_LENGTH = 2000;
 
 export type DiagnosticsFormat = 'text' | 'json' | 'none';
 
-export function formatDiagnostic(d: Diagnostic, format: DiagnosticsFormat, source: string): string | undefined {
+export function formatDiagnostic(d: CliDiagnostic, format: DiagnosticsFormat, source: string): string | undefined {
   if (format === 'none') return undefined;
   const message = quoteInput(d.message, MAX_MESSAGE_LENGTH);
   if (format === 'json') return `${JSON.stringify({ source, ...d, message })}\n`;

@@ -20,18 +20,23 @@ export class LineIndex {
   private starts: number[] = [0];
   /** Line number (1-based) of `starts[0]`. */
   private firstLine = 1;
-  private length = 0;
+  private chars = 0;
 
   /** The next piece of the text, as the engine receives it (bytes or text). */
   push(chunk: string | Uint8Array): void {
     const text = typeof chunk === 'string' ? this.decoder.flush() + chunk : this.decoder.decode(chunk);
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(this.length + i + 1);
-    this.length += text.length;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(this.chars + i + 1);
+    this.chars += text.length;
     if (this.starts.length > 2 * MAX_LINES) {
       const drop = this.starts.length - MAX_LINES;
       this.starts = this.starts.slice(drop);
       this.firstLine += drop;
     }
+  }
+
+  /** Characters (UTF-16 code units) of text seen so far. */
+  get length(): number {
+    return this.chars;
   }
 
   /** The 1-based line and 0-based column of `offset`, or undefined when it is too far back. */

@@ -24,6 +24,7 @@ import {
   ContractViolationError,
   createPartialBuilder,
   type Diagnostic,
+  type JsonlRecord,
   type JsonSchema,
   ProviderFormat,
   type ProviderInput,
@@ -45,11 +46,26 @@ import { type DiagnosticsFormat, formatDiagnostic, MAX_MESSAGE_LENGTH } from './
 import { ExitCode, UsageError } from './exit-codes.js';
 import { sniffInput } from './input-sniff.js';
 import { LineIndex } from './line-index.js';
+import {
+  type CliDiagnostic,
+  OUT_OF_RANGE_DETAIL,
+  OUT_OF_RANGE_REASON,
+  type OutOfRange,
+  outOfRangeIn,
+  outOfRangeMessage,
+} from './out-of-range.js';
 import { openInputFile, writableFile, writeCheckedOutputFile } from './output-paths.js';
 import type { Context, SchemaFlags } from './schema-options.js';
 import { loadSchemaFlags } from './schema-options.js';
 
 export type Mode = 'jsonl' | 'json' | 'salvage' | 'partial' | 'elements';
+
+/** Where a printed value starts, for the diagnostic of one that cannot be printed. */
+interface ValueAt {
+  readonly offset: number;
+  readonly line?: number;
+  readonly endLine?: number;
+}
 export type PartialEmit = 'snapshots' | 'changes' | 'both';
 
 /**
@@ -243,11 +259,16 @@ async function streamCommand(
     );
   }
   const outputFile =
-    flags.outputFile === undefined ? undefined : writableFile(io.cwd, flags.outputFile, '--output-file');
+    flags.outputFile === undefined
+      ? undefined
+      : writableFile(io.cwd, flags.outputFile, '--output-file', [
+          { label: 'the input file', file },
+          { label: '--schema', file: flags.schema },
+        ]);
   let diagnosticCount = 0;
   let dropped = 0;
   const lines = new LineIndex();
-  const onDiagnostic = (reported: Diagnostic, origin = mode as string) => {
+  const onDiagnostic = (reported: CliDiagnostic, origin = mode as string) => {
     diagnosticCount++;
     let d = reported;
     if (origin !== 'input' && d.line === undefined) {
@@ -259,7 +280,7 @@ async function streamCommand(
     const nullDocument = mode === 'partial' && d.reason === 'null-value';
     if (nullDocument) return;
     // The violation that ends a --fail-fast run is stated by its one verdict line (below).
-    if (failFast && origin !== 'input' && isViolation(d) && flags.diagnostics !== 'json') return;
+    if (failFast && origin !== 'input' && isViolation(d as Diagnostic) && flags.diagnostics !== 'json') return;
     if (d.reason !== 'recovered' && d.reason !== 'blank' && d.reason !== 'fence') dropped++;
     const text = formatDiagnostic(d, flags.diagnostics, `llmjson ${origin}`);
     if (text !== undefined) stderr.write(text);
@@ -278,6 +299,9 @@ async function streamCommand(
       : mode === 'jsonl'
         ? createJsonlStream({
             ...common,
+            // Records, for the line of a value that cannot be printed; a null line is still reported.
+            records: true,
+            nullValue: 'report',
             ...(flags.maxLineLength === undefined ? {} : { maxLineLength: flags.maxLineLength }),
           })
         : mode === 'salvage'
@@ -318,26 +342,51 @@ async function streamCommand(
   const keepValues = flags.api === true || outputFile !== undefined;
   const values: unknown[] = [];
   let valueCount = 0;
-  let outOfRange = 0;
-  const print = (value: unknown): boolean | Promise<boolean> => {
-    if (flags.api === true) return true;
-    const line = JSON.stringify(value);
-    // JSON.stringify writes a number beyond the double range (1e999 parses as Infinity) as
-    // `null`: only a line that holds a `null` is looked at again, value by value.
-    if (line.includes('null') && hasNonFinite(value)) {
-      // JSON cannot carry it (JSON.stringify would print null): reported, not printed.
-      outOfRange++;
-      dropped++;
-      stderr.write(`llmjson ${mode}: a value holds a number beyond the double range (read as Infinity); not printed\n`);
-      return true;
+  /** The first value that could not be printed (a number beyond the double range). */
+  let outOfRange: OutOfRange | undefined;
+  /** partial: the paths already reported (each later snapshot holds the same number). */
+  const reportedPaths = new Set<string>();
+  const reportOutOfRange = (found: OutOfRange, at: ValueAt): void => {
+    let where = found;
+    if (mode === 'partial') {
+      // Said by its path in the document, not in the printed change.
+      where = outOfRangeIn((engine as ReturnType<typeof createPartialStream>).value) ?? found;
+      if (reportedPaths.has(where.path)) return;
+      reportedPaths.add(where.path);
     }
-    return stdout.write(`${line}\n`);
+    outOfRange ??= where;
+    onDiagnostic({
+      reason: OUT_OF_RANGE_REASON,
+      ...at,
+      excerpt: '',
+      message: outOfRangeMessage(where),
+      path: where.path,
+    });
+  };
+  /**
+   * Prints one value (unless --api), and says whether it could be: a number beyond the double
+   * range (1e999 parses as Infinity) would print as `null`, so such a value is reported instead.
+   */
+  const print = (value: unknown, at: ValueAt): { printable: boolean; written: boolean | Promise<boolean> } => {
+    // JSON.stringify writes a number beyond the double range as `null`: only a line that holds a
+    // `null` is looked at again, value by value (--api prints no line: the value is walked).
+    const line = flags.api === true ? undefined : JSON.stringify(value);
+    const found = outOfRangeIn(value, line);
+    if (found !== undefined) {
+      reportOutOfRange(found, at);
+      return { printable: false, written: true };
+    }
+    return { printable: true, written: line === undefined ? true : stdout.write(`${line}\n`) };
   };
 
   let json: unknown;
   let status: 'succeeded' | 'incomplete' | 'failed' = 'succeeded';
   let failure:
-    | { reason: 'CONTRACT_VALIDATION_FAILED' | 'INCOMPLETE'; detail?: 'NOT_JSON' | 'SCHEMA_MISMATCH'; message: string }
+    | {
+        reason: 'CONTRACT_VALIDATION_FAILED' | 'INCOMPLETE';
+        detail?: 'NOT_JSON' | 'SCHEMA_MISMATCH' | typeof OUT_OF_RANGE_DETAIL;
+        message: string;
+      }
     | undefined;
   let answer = '';
   /** The failure was already stated by a diagnostic line: no second line for it. */
@@ -414,7 +463,7 @@ async function streamCommand(
       // A recovered document (a trailing comma removed, a value coerced) is printed, and each recovery said.
       for (const d of outcome.diagnostics ?? []) onDiagnostic(d);
       json = outcome.json;
-      await print(json);
+      await print(json, { offset: 0 }).written;
     } else if (outcome !== undefined) {
       status = outcome.status;
       failure =
@@ -439,12 +488,26 @@ async function streamCommand(
     text.on('error', (error) => engine.destroy(error));
     try {
       const ended = await consume(output, (out) => {
-        const value = mode === 'salvage' || mode === 'elements' ? (out as { value: unknown }).value : out;
-        if (mode !== 'partial') {
+        if (mode === 'partial') {
+          // --api prints no snapshot: the document is looked at once, at the end.
+          return flags.api === true ? true : print(out, { offset: lines.length }).written;
+        }
+        let value: unknown;
+        let at: ValueAt;
+        if (mode === 'jsonl') {
+          const record = out as JsonlRecord;
+          value = record.value;
+          at = { offset: record.offset, line: record.line, endLine: record.endLine };
+        } else {
+          value = (out as { value: unknown }).value;
+          at = { offset: (out as { start: number }).start };
+        }
+        const printed = print(value, at);
+        if (printed.printable) {
           valueCount++;
           if (keepValues) values.push(value);
         }
-        return print(value);
+        return printed.written;
       });
       if (ended === 'stopped') {
         // The reader went away (`| head -1`): stop quietly.
@@ -460,8 +523,14 @@ async function streamCommand(
     } else if (mode === 'partial') {
       const complete = (engine as ReturnType<typeof createPartialStream>).complete;
       json = (engine as ReturnType<typeof createPartialStream>).value;
-      if (complete && json === null && (flags.emit ?? 'changes') === 'snapshots') await print(null);
-      if (!complete || dropped > 0) {
+      if (complete && json === null && (flags.emit ?? 'changes') === 'snapshots')
+        await print(null, { offset: 0 }).written;
+      if (outOfRange === undefined) {
+        const found = outOfRangeIn(json);
+        if (found !== undefined) reportOutOfRange(found, { offset: lines.length });
+      }
+      // A complete document JSON cannot print has that one reason (said below), not NOT_JSON.
+      if (!complete || (dropped > 0 && outOfRange === undefined)) {
         status = 'failed';
         failure = {
           reason: 'CONTRACT_VALIDATION_FAILED',
@@ -505,6 +574,16 @@ async function streamCommand(
           ? 1
           : 0
         : valueCount;
+  if (failure === undefined && outOfRange !== undefined) {
+    // A value that cannot be printed is a format error in every mode: its diagnostic said why.
+    status = 'failed';
+    failure = {
+      reason: 'CONTRACT_VALIDATION_FAILED',
+      detail: OUT_OF_RANGE_DETAIL,
+      message: outOfRangeMessage(outOfRange),
+    };
+    failureReported = flags.diagnostics !== 'none';
+  }
   if (failure === undefined && flags.strict === true && dropped > 0) {
     failure = {
       reason: 'CONTRACT_VALIDATION_FAILED',
@@ -525,7 +604,6 @@ async function streamCommand(
       );
     }
   }
-  void outOfRange;
   if (flags.api !== true && outputFile === undefined) return code;
   const envelope = createEnvelope({
     responseType: mode === 'jsonl' || mode === 'salvage' || mode === 'elements' ? 'jsonl' : 'json',
@@ -590,7 +668,6 @@ function documentWatcher(
   };
 }
 
-/** Whether `value` holds a number that is not finite (values nest at most maxDepth levels). */
 /**
  * Reads every item of an object-mode stream through `take`, from 'data' events: `for await`
  * would cost a promise per item. The stream pauses while `take`'s promise waits (a slow
@@ -637,34 +714,4 @@ function consume(output: Readable, take: (item: unknown) => boolean | Promise<bo
     output.on('data', onData);
     finished(output, (error) => settle(error === undefined || error === null ? 'ended' : { error }));
   });
-}
-
-function hasNonFinite(value: unknown): boolean {
-  // A walk over what JSON.stringify would print (own enumerable keys, array items); a value
-  // with its own toJSON is handed to JSON.stringify, which knows what it prints.
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const v = pending.pop();
-    if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return true;
-    } else if (typeof v === 'object' && v !== null) {
-      if (typeof (v as { toJSON?: unknown }).toJSON === 'function') {
-        if (nonFiniteByStringify(v)) return true;
-      } else if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) pending.push(v[i]);
-      } else {
-        for (const key of Object.keys(v)) pending.push((v as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return false;
-}
-
-function nonFiniteByStringify(value: unknown): boolean {
-  let found = false;
-  JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === 'number' && !Number.isFinite(v)) found = true;
-    return v;
-  });
-  return found;
 }

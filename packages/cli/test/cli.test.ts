@@ -142,19 +142,21 @@ describe('input', () => {
 });
 
 describe('answers that cannot be printed or were cut', () => {
-  test('a number beyond the double range is reported, not printed as null; the envelope says why', async () => {
+  test('a number beyond the double range is reported, not printed as null, and is a format error; the envelope says why', async () => {
     const r = await cli(
       ['jsonl'],
       '{"a": 1}\n{"a": 1e400}\n{"b": null, "c": [1, {"d": [null, -1e999]}]}\n{"b": null, "c": [1e308]}\n',
     );
     expect(r.lines).toEqual([{ a: 1 }, { b: null, c: [1e308] }]);
-    expect(r.err).toContain('a value holds a number beyond the double range (read as Infinity); not printed');
-    expect(r.code).toBe(0);
-    expect((await cli(['jsonl', '--strict'], '{"a": 1e400}\n')).code).toBe(4);
+    expect(r.err).toContain(
+      'llmjson jsonl: line 2, offset 9: out-of-range: the number at /a is beyond the double range',
+    );
+    expect(r.err).toContain('llmjson jsonl: line 3, offset 22: out-of-range: the number at /c/1/d/1 is beyond');
+    expect(r.code).toBe(4);
     const api = await cli(['json', '--api'], '{"a": -1e999}');
-    expect(api.code).toBe(0);
+    expect(api.code).toBe(4);
     expect(api.lines).toEqual([
-      expect.objectContaining({ status: 'failed', error: expect.objectContaining({ detail: 'NOT_JSON' }) }),
+      expect.objectContaining({ status: 'failed', error: expect.objectContaining({ detail: 'NUMBER_OUT_OF_RANGE' }) }),
     ]);
   });
 

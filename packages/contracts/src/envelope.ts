@@ -53,8 +53,12 @@ export interface EnvelopeResult<T = unknown> {
 
 export interface EnvelopeError {
   readonly reason: 'CONTRACT_VALIDATION_FAILED' | 'INCOMPLETE';
-  /** `SCHEMA_VIOLATION`: `failFast` ended the call at the first violation (see `ContractViolation`). */
-  readonly detail?: 'NOT_JSON' | 'SCHEMA_MISMATCH' | 'SCHEMA_VIOLATION';
+  /**
+   * `SCHEMA_VIOLATION`: `failFast` ended the call at the first violation (see `ContractViolation`).
+   * `NUMBER_OUT_OF_RANGE`: the answer holds a number beyond the double range (`1e999` reads as
+   * Infinity), which JSON cannot carry.
+   */
+  readonly detail?: 'NOT_JSON' | 'SCHEMA_MISMATCH' | 'SCHEMA_VIOLATION' | 'NUMBER_OUT_OF_RANGE';
   readonly message: string;
   readonly errors?: readonly SchemaError[];
   /** `SCHEMA_VIOLATION`: JSON Pointer of the offending value (inside the line's object for JSONL). */
@@ -146,7 +150,7 @@ export function createEnvelope<T = unknown>(input: EnvelopeInput<T>): Envelope<T
       status = 'failed';
       error = {
         reason: 'CONTRACT_VALIDATION_FAILED',
-        detail: 'NOT_JSON',
+        detail: 'NUMBER_OUT_OF_RANGE',
         message: `the answer cannot be serialized as JSON: ${(cause as Error).message} (a number out of range?)`,
       };
       delete result.json;

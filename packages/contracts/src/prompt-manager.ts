@@ -1112,7 +1112,8 @@ function failureOf(prepared: Prepared, attempt: number, envelope: Envelope, done
   const responseType = prepared.responseType;
   if (envelope.status !== 'failed' || error === undefined || responseType === 'text') return undefined;
   if (error.reason !== 'CONTRACT_VALIDATION_FAILED') return undefined;
-  const detail = error.detail ?? 'SCHEMA_MISMATCH';
+  // A number beyond the double range is corrected as an answer that is not JSON.
+  const detail = error.detail === 'NUMBER_OUT_OF_RANGE' ? 'NOT_JSON' : (error.detail ?? 'SCHEMA_MISMATCH');
   const errors = error.errors ?? [];
   const first = errors[0];
   const path = error.path ?? first?.path ?? '';
