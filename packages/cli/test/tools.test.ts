@@ -73,6 +73,41 @@ describe('llmjson tools', () => {
     expect(noTools.code).toBe(2);
   });
 
+  test('24 argument deltas of 1 MiB: the call is dropped with one too-long diagnostic, the others print, exit 0 (not internal error)', async () => {
+    const event = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const call = (index: number, args: string, id?: string, name?: string) =>
+      event({
+        tool_calls: [
+          {
+            index,
+            ...(id === undefined ? {} : { id }),
+            function: { ...(name === undefined ? {} : { name }), arguments: args },
+          },
+        ],
+      });
+    const mib = 'x'.repeat(1024 * 1024);
+    // Read as it is sent. Before the cap, 560 such deltas grew one string past what V8 allows
+    // (RangeError: "internal error", exit 1); past 8 MiB the call is now dropped, so nothing grows.
+    function* body() {
+      yield call(0, '{"city":"', 'call_big', 'get_weather');
+      const piece = call(0, mib);
+      for (let i = 0; i < 24; i++) yield piece;
+      yield call(1, '{"timezone":"UTC"}', 'call_t', 'get_time');
+      yield `${event({}, 'tool_calls')}data: [DONE]\n\n`;
+    }
+    const r = await runCli(['tools', '--tools', TOOLS], { stdin: body() });
+    expect(r.err).not.toMatch(/internal error/);
+    expect(r.code).toBe(0);
+    expect(r.lines).toEqual([{ index: 1, id: 'call_t', name: 'get_time', arguments: { timezone: 'UTC' } }]);
+    // One diagnostic (its excerpt on a second line).
+    const reported = r.err.split('\n').filter((line) => line.startsWith('llmjson tools:'));
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toMatch(
+      /too-long.*tool call 0 \(get_weather\): its arguments are longer than maxArgumentsLength \(8388608 characters\); the call is dropped/,
+    );
+  }, 60_000);
+
   test('a body cut inside a call: the complete calls print, the cut one is reported, exit 4', async () => {
     const cut = BODY.slice(0, BODY.indexOf('sius'));
     const r = await runCli(['tools', '--tools', TOOLS], { stdin: [cut] });

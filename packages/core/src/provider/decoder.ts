@@ -494,7 +494,8 @@ class Decoder implements ProviderDecoder, FormatContext {
    * delivered, so a consumer never sees arguments cut at an arbitrary character as complete.
    */
   private drop(call: CallState, delta: string): void {
-    const excerpt = call.pieces === '' ? delta : call.pieces;
+    // The start of the arguments (what excerptAround shows), not a copy of megabytes of them.
+    const excerpt = (call.pieces === '' ? delta : call.pieces).slice(0, 200);
     call.dropped = true;
     call.reported = true;
     call.pieces = '';
