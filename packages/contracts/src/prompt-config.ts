@@ -13,9 +13,24 @@
  * Schema, `satisfies PromptEntry`).
  *
  * Templates are Handlebars, rendered without HTML escaping and in strict mode: `{{text}}`
- * placeholders, `{{#each}}` loops and `{{#if}}` conditionals; a placeholder whose variable
- * is not given is an error, never an empty string. Variables are one JSON object whose keys
- * become the template's variables.
+ * placeholders (and paths into objects, `{{doc.title}}`), `{{#each}}` loops, `{{#if}}` /
+ * `{{#unless}}` conditionals (with `{{else}}`), `{{#with}}`, and the data variables `@index`,
+ * `@key`, `@first`, `@last` and `@root`; a placeholder whose variable is not given is an error,
+ * never an empty string. Variables are one JSON object whose keys become the template's
+ * variables.
+ *
+ * Only what the caller passed renders: a template sees the variables through a copy whose
+ * objects have no prototype, so `{{constructor}}`, `{{toString}}` or `{{a.__proto__}}` name a
+ * variable like any other — rendered when the caller passed it as an own property, an error
+ * naming it when not (Handlebars' strict mode tests names with `in`, which sees inherited
+ * members). Everything else Handlebars can do is refused when the configuration is loaded (and
+ * when a template is first compiled), with a message naming the prompt, the construct and what
+ * to write instead: helpers other than the four blocks above (`log` writes to the console,
+ * `lookup` reads any member), partials, decorators, block parameters (`as |x|`, which
+ * Handlebars resolves without strict mode) and other `@data` variables. The compiler is told the
+ * same (`knownHelpersOnly`, with `log` and `lookup` unknown), and the runtime denies prototype
+ * members without logging (`allowProto…ByDefault: false`), so nothing a template names is
+ * written to the console.
  */
 
 import type { SchemaInput } from '@llmjson/core';
@@ -56,6 +71,148 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 const handlebars = Handlebars.create();
+// Not reachable from a checked template (the compiler is told they are unknown); removed so
+// that nothing compiled by this instance can reach them either.
+handlebars.unregisterHelper('log');
+handlebars.unregisterHelper('lookup');
+handlebars.unregisterDecorator('inline');
+
+/** The helpers a template may use: blocks over one value (`{{#if x}}…{{/if}}`). */
+const BLOCK_HELPERS = new Set(['if', 'unless', 'each', 'with']);
+/** The `@data` variables a template may use (set by `{{#each}}`, and the root). */
+const DATA_VARIABLES = new Set(['index', 'key', 'first', 'last', 'root']);
+/** What a problem message suggests instead. */
+const ALLOWED =
+  'templates may use {{name}} placeholders, {{#if}}, {{#unless}}, {{#each}} and {{#with}} blocks, and {{@index}}, {{@key}}, {{@first}}, {{@last}}, {{@root}}';
+
+const COMPILE_OPTIONS: NonNullable<Parameters<typeof handlebars.compile>[1]> = {
+  noEscape: true,
+  strict: true,
+  // A helper the template calls must be one of these: the compiler refuses any other.
+  knownHelpersOnly: true,
+  knownHelpers: { helperMissing: false, blockHelperMissing: false, log: false, lookup: false },
+};
+const RUNTIME_OPTIONS: Handlebars.RuntimeOptions = {
+  // Denied, as by default, but without the warning Handlebars otherwise writes to the console.
+  allowProtoPropertiesByDefault: false,
+  allowProtoMethodsByDefault: false,
+  allowCallsToHelperMissing: false,
+};
+
+/** The parts of Handlebars' syntax tree the check reads. */
+interface Node {
+  readonly type: string;
+  readonly loc?: { readonly start: { readonly line: number; readonly column: number } } | null;
+  readonly body?: readonly Node[];
+  readonly blockParams?: readonly string[];
+  readonly path?: Node;
+  readonly params?: readonly Node[];
+  readonly hash?: { readonly pairs: readonly { readonly value: Node }[] };
+  readonly program?: Node | null;
+  readonly inverse?: Node | null;
+  readonly data?: boolean;
+  readonly parts?: readonly string[];
+  readonly original?: unknown;
+  readonly value?: unknown;
+}
+
+function at(node: Node): string {
+  const start = node.loc?.start;
+  return start === undefined ? '' : ` (line ${start.line}, column ${start.column + 1})`;
+}
+
+/**
+ * What a template uses that templates may not (empty when it is fine); throws Handlebars'
+ * parse error. Each problem says what to write instead.
+ */
+export function templateProblems(template: string): string[] {
+  const problems: string[] = [];
+  const visit = (node: Node | null | undefined): void => {
+    if (node === null || node === undefined) return;
+    switch (node.type) {
+      case 'Program':
+        if (node.blockParams !== undefined && node.blockParams.length > 0) {
+          problems.push(
+            `uses block parameters (as |${node.blockParams.map((p) => quoteInput(p)).join(' ')}|)${at(node)}, which templates do not support (Handlebars resolves them without strict mode); inside the block, use {{this}} or {{name}}`,
+          );
+        }
+        for (const statement of node.body ?? []) visit(statement);
+        return;
+      case 'MustacheStatement':
+      case 'SubExpression':
+        call(node, false);
+        return;
+      case 'BlockStatement':
+        call(node, true);
+        visit(node.program);
+        visit(node.inverse);
+        return;
+      case 'PartialStatement':
+      case 'PartialBlockStatement':
+        problems.push(
+          `uses a partial ({{> …}})${at(node)}, which templates do not support; write its text in the template`,
+        );
+        return;
+      case 'Decorator':
+      case 'DecoratorBlock':
+        problems.push(`uses a decorator ({{* …}})${at(node)}, which templates do not support; remove it`);
+        return;
+      case 'PathExpression': {
+        const head = node.parts?.[0];
+        if (node.data === true && (head === undefined || !DATA_VARIABLES.has(head))) {
+          problems.push(
+            `uses {{${quoteInput(String(node.original))}}}${at(node)}, which is not a data variable templates have; ${ALLOWED}`,
+          );
+        }
+        return;
+      }
+      default:
+        // Text, comments and literals.
+        return;
+    }
+  };
+  const call = (node: Node, block: boolean): void => {
+    const path = node.path as Node;
+    const name = String(path.type === 'PathExpression' ? path.original : path.value);
+    const params = node.params ?? [];
+    const pairs = node.hash?.pairs ?? [];
+    const helper = params.length > 0 || pairs.length > 0 || node.type === 'SubExpression' || BLOCK_HELPERS.has(name);
+    if (!helper) {
+      // A placeholder, or a section over a variable (`{{#items}}…{{/items}}`).
+      visit(path);
+      return;
+    }
+    const shown = quoteInput(name);
+    if (!BLOCK_HELPERS.has(name)) {
+      const why =
+        name === 'log'
+          ? 'which writes to the console'
+          : name === 'lookup'
+            ? 'which reads members the variables do not own'
+            : 'which templates do not have';
+      problems.push(`uses the helper "${shown}"${at(node)}, ${why}; remove it: ${ALLOWED}`);
+    } else if (!block || node.type === 'SubExpression') {
+      problems.push(`uses "${shown}" outside a block${at(node)}; write {{#${shown} value}}…{{/${shown}}}`);
+    } else if (params.length !== 1) {
+      problems.push(
+        `uses {{#${shown}}} with ${params.length} values${at(node)}; it takes exactly one: {{#${shown} value}}…{{/${shown}}}`,
+      );
+    }
+    for (const param of params) visit(param);
+    for (const pair of pairs) visit(pair.value);
+  };
+  visit(handlebars.parse(template) as unknown as Node);
+  return problems;
+}
+
+/** Every problem of a template, as messages; a template that does not parse has one. */
+function templateCheck(template: string): string[] {
+  try {
+    return templateProblems(template);
+  } catch (error) {
+    return [`does not parse: ${(error as Error).message.split('\n').join(' ')}`];
+  }
+}
 
 /** Every shape problem of a configuration (empty when it is well-formed). */
 export function configProblems(config: unknown): ConfigProblem[] {
@@ -72,6 +229,9 @@ export function configProblems(config: unknown): ConfigProblem[] {
   }
   if (config.system !== undefined && typeof config.system !== 'string') {
     problems.push({ message: '"system" must be a string' });
+  } else if (typeof config.system === 'string') {
+    for (const why of templateCheck(config.system))
+      problems.push({ message: `the top-level "system" template ${why}` });
   }
   if (!isObject(config.prompts)) {
     problems.push({ message: '"prompts" must be an object mapping prompt ids to prompts' });
@@ -92,11 +252,7 @@ export function configProblems(config: unknown): ConfigProblem[] {
     if (typeof entry.prompt !== 'string') {
       problem('"prompt" must be a string (the template)');
     } else {
-      try {
-        handlebars.parse(entry.prompt);
-      } catch (error) {
-        problem(`the template does not parse: ${(error as Error).message.split('\n').join(' ')}`);
-      }
+      for (const why of templateCheck(entry.prompt)) problem(`the template ${why}`);
     }
     const type = entry['response-type'];
     if (type !== undefined && (typeof type !== 'string' || !RESPONSE_TYPES.has(type))) {
@@ -122,6 +278,9 @@ export function configProblems(config: unknown): ConfigProblem[] {
       problem('"discriminator" must be a property name or false');
     }
     if (entry.system !== undefined && typeof entry.system !== 'string') problem('"system" must be a string');
+    else if (typeof entry.system === 'string') {
+      for (const why of templateCheck(entry.system)) problem(`the "system" template ${why}`);
+    }
   }
   return problems;
 }
@@ -169,31 +328,141 @@ export function checkVariables(value: unknown, source = 'the variables'): Variab
   return value;
 }
 
+/**
+ * The variables as a template sees them: each object and array behind a view (a Proxy over an
+ * empty stand-in, made when the template first reaches it) that has only the original's own
+ * members — so Handlebars' strict check (`name in object`), its `hasOwnProperty` and its loops
+ * find what the caller passed and nothing inherited, and a key `__proto__` is an ordinary member.
+ * Printed, a view reads as its original does (`[object Object]`; an array's items joined with
+ * commas). Strings, numbers, booleans and functions are passed as they are. Lazy, so rendering
+ * costs what the template reads, whatever the size of the variables.
+ */
+function templateView(variables: unknown): unknown {
+  const views = new Map<object, object>();
+  const viewOf = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value;
+    let view = views.get(value);
+    if (view === undefined) {
+      view = createView(value, viewOf);
+      views.set(value, view);
+    }
+    return view;
+  };
+  return viewOf(variables);
+}
+
+function createView(source: object, viewOf: (value: unknown) => unknown): object {
+  const members = source as Record<string, unknown>;
+  const own = (key: string | symbol): key is string => typeof key === 'string' && Object.hasOwn(source, key);
+  const print = (): string => {
+    try {
+      return String(source);
+    } catch {
+      // An object without a prototype (Object.create(null)) has no string form.
+      return '[object Object]';
+    }
+  };
+  // The stand-in keeps every proxy invariant trivially true: it owns nothing but an array's
+  // `length`, and stays extensible. An array's stand-in makes the view an array to Handlebars.
+  const standIn: object = Array.isArray(source) ? [] : Object.create(null);
+  return new Proxy(standIn, {
+    has: (_, key) => own(key),
+    get: (_, key) => {
+      if (key === Symbol.toPrimitive) return print;
+      return own(key) ? viewOf(members[key]) : undefined;
+    },
+    getOwnPropertyDescriptor: (target, key) => {
+      if (!own(key)) return undefined;
+      if (key === 'length' && Array.isArray(source)) {
+        return { ...Reflect.getOwnPropertyDescriptor(target, key), value: source.length };
+      }
+      const enumerable = Object.getOwnPropertyDescriptor(source, key)?.enumerable ?? false;
+      return { value: viewOf(members[key]), writable: false, enumerable, configurable: true };
+    },
+    // An array's `length` among them, as its stand-in requires.
+    ownKeys: () => Object.getOwnPropertyNames(source),
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+  });
+}
+
 const compiled = new Map<string, HandlebarsTemplateDelegate>();
 
-/** Renders a template with the variables (strict: a placeholder without a variable is an error). */
-export function renderTemplate(template: string, variables: Variables, promptId?: string): string {
+/** The compiled template; throws PROMPT_INVALID for a template that uses what templates may not. */
+function compiledTemplate(template: string, promptId: string | undefined): HandlebarsTemplateDelegate {
   let render = compiled.get(template);
-  if (render === undefined) {
-    render = handlebars.compile(template, { noEscape: true, strict: true });
-    // Templates come from configuration, so few; a caller that renders endless distinct ones
-    // must not grow this without bound.
-    if (compiled.size >= 512) compiled.clear();
-    compiled.set(template, render);
+  if (render !== undefined) return render;
+  const problems = templateCheck(template);
+  if (problems.length > 0) {
+    const where = promptId === undefined ? 'the template' : `prompt "${quoteInput(promptId)}": the template`;
+    throw new ContractConfigurationError(
+      ContractErrorCode.promptInvalid,
+      `${where} ${problems.join('; ')}`,
+      promptId === undefined ? {} : { promptId },
+    );
   }
+  render = handlebars.compile(template, COMPILE_OPTIONS);
+  // Templates come from configuration, so few; a caller that renders endless distinct ones
+  // must not grow this without bound.
+  if (compiled.size >= 512) compiled.clear();
+  compiled.set(template, render);
+  return render;
+}
+
+/**
+ * The path at a Handlebars error's position (`doc.title` of `{{doc.title}}`), and whether it
+ * names a variable itself (one name from the context: not nested, not `../`, not `@data`).
+ */
+function placeholderAt(template: string, error: unknown): { path: string; variable: boolean } | undefined {
+  const { lineNumber, column, endLineNumber, endColumn } = error as Record<string, unknown>;
+  if (typeof lineNumber !== 'number' || typeof column !== 'number' || typeof endColumn !== 'number') return undefined;
+  if (endLineNumber !== lineNumber) return undefined;
+  const text = template.split('\n', lineNumber)[lineNumber - 1]?.slice(column, endColumn);
   try {
-    return render(variables);
+    const path = (handlebars.parse(`{{${text}}}`).body[0] as unknown as { path: Node & { depth?: number } }).path;
+    if (path.type !== 'PathExpression') return undefined;
+    const original = String(path.original);
+    const variable =
+      path.parts?.length === 1 && path.depth === 0 && path.data !== true && !/^(?:this\b|\.)/.test(original);
+    return { path: original, variable };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Renders a template with the variables (strict: a placeholder without a variable is an error,
+ * VARIABLES_INVALID; a template that uses what templates may not is PROMPT_INVALID).
+ */
+export function renderTemplate(template: string, variables: Variables, promptId?: string): string {
+  const render = compiledTemplate(template, promptId);
+  const where = promptId === undefined ? 'the template' : `prompt "${quoteInput(promptId)}"`;
+  try {
+    return render(templateView(variables), RUNTIME_OPTIONS);
   } catch (cause) {
     const message = (cause as Error).message;
-    const missing = /^"([^"]+)" not defined in .* - (\d+):(\d+)$/.exec(message);
-    const where = promptId === undefined ? 'the template' : `prompt "${quoteInput(promptId)}"`;
+    const missing = /^"([^"]+)" not defined in [\s\S]* - (\d+):(\d+)$/.exec(message);
+    const primitive = /^Cannot use 'in' operator to search for '([\s\S]*?)' in /.exec(message);
+    const given = Object.keys(variables);
+    let why: string;
+    if (missing !== null) {
+      const name = missing[1] as string;
+      const { path, variable } = placeholderAt(template, cause) ?? { path: name, variable: true };
+      const position = `(line ${missing[2]}, column ${Number(missing[3]) + 1})`;
+      why = variable
+        ? `uses {{${quoteInput(path)}}} ${position}, which is not among the variables (${
+            given.length === 0 ? 'none given' : `given: ${given.map((key) => quoteInput(key)).join(', ')}`
+          })`
+        : `uses {{${quoteInput(path)}}} ${position}, and "${quoteInput(name)}" is not among the members given there`;
+    } else if (primitive !== null) {
+      why = `looks up "${quoteInput(primitive[1] as string)}" in a string, number or boolean: only the variables and the members of objects among them can be used`;
+    } else {
+      why = `could not be rendered: ${message}`;
+    }
     throw new ContractConfigurationError(
       ContractErrorCode.variablesInvalid,
-      missing === null
-        ? `${where} could not be rendered: ${message}`
-        : `${where} uses {{${missing[1]}}} (line ${missing[2]}, column ${Number(missing[3]) + 1}), which is not among the variables (${
-            Object.keys(variables).length === 0 ? 'none given' : `given: ${Object.keys(variables).join(', ')}`
-          })`,
+      `${where} ${why}`,
       promptId === undefined ? { cause } : { promptId, cause },
     );
   }
