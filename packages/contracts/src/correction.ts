@@ -123,9 +123,11 @@ export function checkCorrection(correction: unknown, where: string): void {
 export function renderCorrection(correction: Correction | undefined, failure: AttemptFailure): string {
   if (correction === undefined) return defaultCorrection(failure);
   if (typeof correction === 'function') return correction(failure);
+  // Only the placeholders (never `{{constructor}}` or another member the failure inherits).
+  checkCorrection(correction, 'renderCorrection');
   return correction.replace(/\{\{\s*([^}]*?)\s*\}\}/g, (_, name: string) => {
     if (name === 'format') return formatOf(failure);
-    const value = (failure as unknown as Record<string, unknown>)[name];
+    const value = Object.hasOwn(failure, name) ? (failure as unknown as Record<string, unknown>)[name] : undefined;
     return value === undefined ? '' : String(value);
   });
 }
@@ -178,7 +180,8 @@ function strip(schema: unknown, depth: number): unknown {
   if (typeof schema !== 'object' || schema === null) return schema;
   if (depth > 6) return '…';
   if (Array.isArray(schema)) return schema.map((s) => strip(s, depth + 1));
-  const out: Record<string, unknown> = {};
+  // No prototype: a schema key `__proto__` (a property named so) is copied as a key.
+  const out: Record<string, unknown> = Object.create(null);
   for (const [key, value] of Object.entries(schema)) {
     if (NOISE.has(key)) continue;
     out[key] = strip(value, depth + 1);
