@@ -4,11 +4,22 @@
  * salvage unless `--no-salvage`. One result line per record (in input order, whatever the
  * number of workers), then a per-model table on stderr and, with `--report`, JSON and markdown.
  * The input is streamed: memory stays flat on a file of any size.
+ *
+ * Model names and ids come from the records, so they can be anything: the tables (stderr and
+ * markdown) show each at most `MAX_CELL_LENGTH` characters, control characters and bidi
+ * overrides escaped; messages quote them at most 200 characters, escaped the same way. The
+ * JSON report and the result lines keep them whole: they are data, joined by programs.
+ *
+ * `--workers` is clamped to the machine's cores (`availableParallelism()`), with a note on
+ * stderr: more threads than cores only cost memory. No output may be an input (`--out
+ * runs.jsonl` over `runs.jsonl`), nor two outputs one file: exit 2 before anything is written.
+ * A reader of stdout that goes away (`| head -1`) ends the result lines; with `--report` the
+ * run goes on, and the report and the summary are still written (exit 0 once they are).
  */
 
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { AnswerStatus, ClassifyMode, ClassifyOptions } from '@llmjson/contracts';
@@ -18,7 +29,7 @@ import { Piscina } from 'piscina';
 import { type BatchRecord, type InputProblem, inputSize, readRecords, scanInputs } from './batch-records.js';
 import { classifyRecord, type RecordResult } from './batch-worker.js';
 import { ExitCode, UsageError } from './exit-codes.js';
-import { fileProblem, writableFile } from './output-paths.js';
+import { checkOutputsApart, fileProblem, type NamedFile, writableFile } from './output-paths.js';
 import { type SchemaFlags, schemaFromFlags } from './schema-options.js';
 import type { Io } from './stream-command.js';
 
@@ -43,6 +54,46 @@ function emptyCounts(): Counts {
   return { records: 0, values: 0, diagnostics: 0, valid: 0, salvaged: 0, truncated: 0, invalid: 0, empty: 0 };
 }
 
+/** Widest a model name is shown in a table, in characters (an ellipsis marks a cut). */
+export const MAX_CELL_LENGTH = 60;
+
+/** C0 and C1 controls, DEL, and the bidi embeddings, overrides and isolates. */
+function unsafe(code: number): boolean {
+  return (
+    code <= 0x1f ||
+    (code >= 0x7f && code <= 0x9f) ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
+  );
+}
+
+/** Control characters and bidi overrides as `\uXXXX`: a name may not drive the terminal. Called on bounded text only. */
+export function escapeControls(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    out += unsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : text[i];
+  }
+  return out;
+}
+
+/** A name from the input as a message quotes it: cut (quoteInput), escaped. */
+function quoteName(text: string): string {
+  return escapeControls(quoteInput(text));
+}
+
+/** A name as a table shows it: escaped, at most MAX_CELL_LENGTH characters (`…` at a cut); markdown: `|` escaped. */
+export function tableCell(text: string, markdown = false): string {
+  // Only the head is looked at: a 5 MB name costs no more than a short one.
+  let shown = escapeControls(text.slice(0, MAX_CELL_LENGTH + 1));
+  if (markdown) shown = shown.replace(/[|\\]/g, (c) => `\\${c}`);
+  if (shown.length <= MAX_CELL_LENGTH && text.length <= MAX_CELL_LENGTH) return shown;
+  let end = MAX_CELL_LENGTH - 1;
+  const code = shown.charCodeAt(end);
+  if (code >= 0xdc00 && code <= 0xdfff) end--;
+  return `${shown.slice(0, end)}…`;
+}
+
 function percent(part: number, whole: number): string {
   return whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`;
 }
@@ -51,7 +102,7 @@ function percent(part: number, whole: number): string {
 export function summaryTable(models: ReadonlyMap<string, Counts>, total: Counts, markdown: boolean): string {
   const header = ['model', 'records', ...STATUSES, 'usable'];
   const rows = [...[...models].sort(([a], [b]) => a.localeCompare(b)), ['all', total] as const].map(([model, c]) => [
-    model,
+    tableCell(model, markdown),
     String(c.records),
     ...STATUSES.map((s) => String(c[s])),
     percent(c.valid + c.salvaged, c.records),
@@ -104,6 +155,25 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       );
     }
   }
+  // Every file the run reads: no output may be one of them (it would be emptied before it is read).
+  const read: NamedFile[] = [{ label: '--schema', file: flags.schema }];
+  for (const input of inputs) {
+    if (input.kind === 'records') read.push({ label: 'the input', file: relative(io.cwd, input.path) || input.path });
+    else
+      for (const f of input.files) read.push({ label: 'the input', file: relative(io.cwd, join(input.path, f.name)) });
+  }
+  checkOutputsApart(
+    io.cwd,
+    [
+      { label: '--out', file: flags.out },
+      { label: '--report', file: flags.report },
+      {
+        label: '--report (its markdown twin)',
+        file: flags.report === undefined ? undefined : markdownFile(flags.report),
+      },
+    ],
+    read,
+  );
   const outPath = flags.out === undefined ? undefined : writableFile(io.cwd, flags.out, '--out');
   const reportPath = flags.report === undefined ? undefined : writableFile(io.cwd, flags.report, '--report');
   const markdownPath =
@@ -114,11 +184,23 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     ...(schema === undefined ? {} : { schema }),
     ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
   };
-  const workers = flags.workers ?? Math.max(1, availableParallelism() - 1);
+  const cores = availableParallelism();
+  let workers = flags.workers ?? Math.max(1, cores - 1);
+  if (workers > cores) {
+    io.stderr.write(
+      `llmjson batch: --workers ${workers} is more than the ${cores} ${cores === 1 ? 'core' : 'cores'} of this machine: using ${cores}\n`,
+    );
+    workers = cores;
+  }
   const out: Writable = outPath === undefined ? io.stdout : createWriteStream(outPath);
   let outError: Error | undefined;
-  out.on('error', (error) => {
-    outError = error;
+  // The reader of stdout went away (`| head -1`): no more result lines; the run stops, unless
+  // it has a report to write, which then counts every record still.
+  let stdoutGone = false;
+  const stopped = () => stdoutGone && reportPath === undefined;
+  out.on('error', (error: NodeJS.ErrnoException) => {
+    if (out === io.stdout && (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED')) stdoutGone = true;
+    else outError = error;
   });
   const showProgress = flags.progress !== false && (io.stderr as { isTTY?: boolean }).isTTY === true && !io.env.CI;
   const bar = showProgress
@@ -144,6 +226,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     if (outError !== undefined) {
       throw new UsageError(`--out ${quoteInput(flags.out ?? '')}: cannot write the results (${fileProblem(outError)})`);
     }
+    if (stdoutGone) return;
     if (!out.write(line)) {
       await new Promise<void>((done) => {
         const finish = () => {
@@ -170,7 +253,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     }
     const { index: _index, error, ...line } = result;
     if (error !== undefined) {
-      io.stderr.write(`llmjson batch: record ${quoteInput(result.id)}: classified invalid: ${quoteInput(error)}\n`);
+      io.stderr.write(`llmjson batch: record ${quoteName(result.id)}: classified invalid: ${quoteName(error)}\n`);
     }
     await write(`${JSON.stringify(line)}\n`);
     if (bar !== undefined && total.records % 100 === 0) {
@@ -188,7 +271,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     (problem) => {
       problems.push(problem);
       io.stderr.write(
-        `llmjson batch: ${quoteInput(relative(io.cwd, problem.file))}:${problem.line}: skipped: ${quoteInput(problem.message)}\n`,
+        `llmjson batch: ${quoteName(relative(io.cwd, problem.file))}:${problem.line}: skipped: ${quoteName(problem.message)}\n`,
       );
     },
     (n) => {
@@ -197,7 +280,10 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   );
 
   if (workers === 0) {
-    for await (const r of records) await record(classifyRecord(r, options));
+    for await (const r of records) {
+      await record(classifyRecord(r, options));
+      if (stopped()) break;
+    }
   } else {
     const pool = workerPool(workers, options);
     const inFlight: Promise<RecordResult[]>[] = [];
@@ -207,6 +293,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     };
     try {
       for await (const r of records) {
+        if (stopped()) break;
         batch.push(r);
         if (batch.length === BATCH_SIZE) {
           inFlight.push(pool.run(batch));

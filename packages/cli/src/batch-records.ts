@@ -3,15 +3,20 @@
  * by line, never whole), or directories of `.txt` files (one response each, read one at a
  * time). Memory stays flat however large the input. Every file is checked before the first
  * is read (`scanInputs`), so a file that cannot be read is a usage error (exit 2), not a
- * failure halfway through the run.
+ * failure halfway through the run. Every input must be a regular file (a FIFO would block the
+ * run, a device never end), and a `.txt` response, read whole, at most `MAX_RESPONSE_BYTES`.
  */
 
-import { accessSync, constants, createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
+/** Largest `.txt` response of a batch directory, in bytes (each is read whole): 64 MiB. */
+export const MAX_RESPONSE_BYTES = DEFAULT_MAX_FILE_BYTES;
+
+import { accessSync, constants, createReadStream, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { quoteInput } from '@llmjson/core/internal';
 import { UsageError } from './exit-codes.js';
 import { fileProblem } from './output-paths.js';
+import { DEFAULT_MAX_FILE_BYTES, notRegular, openRegularFile, readRegularText } from './read-file.js';
 
 export interface BatchRecord {
   /** Position in the whole run, from 0. */
@@ -73,7 +78,11 @@ export function scanInputs(cwd: string, names: readonly string[]): BatchInput[] 
       throw new UsageError(`cannot read ${quoteInput(name)}: ${fileProblem(error)}`);
     }
     readable(path, name);
-    if (!stat.isDirectory()) return { kind: 'records', path, size: stat.size };
+    if (!stat.isDirectory()) {
+      const why = notRegular(stat);
+      if (why !== undefined) throw new UsageError(`cannot read ${quoteInput(name)}: ${why}`);
+      return { kind: 'records', path, size: stat.size };
+    }
     let entries: string[];
     try {
       entries = readdirSync(path);
@@ -90,6 +99,13 @@ export function scanInputs(cwd: string, names: readonly string[]): BatchInput[] 
           const s = statSync(join(path, entry));
           if (s.isDirectory())
             throw new UsageError(`cannot read ${quoteInput(shown)}: it is a directory, not a response`);
+          const why = notRegular(s);
+          if (why !== undefined) throw new UsageError(`cannot read ${quoteInput(shown)}: ${why}`);
+          if (s.size > MAX_RESPONSE_BYTES) {
+            throw new UsageError(
+              `cannot read ${quoteInput(shown)}: larger than ${MAX_RESPONSE_BYTES} bytes (the limit for a response read whole)`,
+            );
+          }
           size = s.size;
         } catch (error) {
           if (error instanceof UsageError) throw error;
@@ -124,13 +140,17 @@ export async function* readRecords(
     if (input.kind === 'texts') {
       const model = basename(path);
       for (const { name } of input.files) {
-        const text = readFileSync(join(path, name), 'utf8');
+        // Checked again on the open handle: the name may have been swapped since the scan.
+        const text = readRegularText(join(path, name), join(basename(path), name), { maxBytes: MAX_RESPONSE_BYTES });
         onBytes(Buffer.byteLength(text));
         yield { index: index++, id: name.slice(0, -4), model, text };
       }
       continue;
     }
-    const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+    // Streamed, so no cap on its size; but opened without blocking and checked on the handle to
+    // be a regular file still (a FIFO swapped in since the scan would block the run).
+    const { fd } = openRegularFile(path, basename(path), { maxBytes: Number.POSITIVE_INFINITY });
+    const lines = createInterface({ input: createReadStream('', { fd }), crlfDelay: Number.POSITIVE_INFINITY });
     let lineNumber = 0;
     for await (const raw of lines) {
       lineNumber++;

@@ -1,10 +1,16 @@
-/** `llmjson check [prompts.json | dir]`: the catalog check, every problem listed, before any model is called. */
+/**
+ * `llmjson check [prompts.json | dir]`: the catalog check, every problem listed, before any model
+ * is called. Each configuration is read whole, so each must be a regular file of at most 64 MiB
+ * (read-file.ts): the file named, or any `.json` entry of the directory named, that is not (a
+ * FIFO, `/dev/zero`) is exit 2 with one line, before any configuration is read.
+ */
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { checkCatalog } from '@llmjson/contracts';
 import { quoteInput } from '@llmjson/core/internal';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { notRegular, readRegularText } from './read-file.js';
 import { registryFor } from './schema-options.js';
 import type { Io } from './stream-command.js';
 
@@ -28,6 +34,19 @@ export async function runCheckCommand(
     );
   }
   if (files.length === 0) throw new UsageError(`no .json prompt configurations in ${quoteInput(target ?? '')}`);
+  // Every file checked before the first is read: a FIFO or a device among them is one line, exit 2.
+  const given = target ?? 'prompts.json';
+  const shownName = (file: string) => (file === path ? given : join(given, relative(path, file)));
+  for (const file of files) {
+    const shown = shownName(file);
+    let why: string | undefined;
+    try {
+      why = notRegular(statSync(file));
+    } catch {
+      // Gone since the listing: said when it is read, as a problem of its own.
+    }
+    if (why !== undefined) throw new UsageError(`cannot read ${quoteInput(shown)}: ${why}`);
+  }
   const registry = registryFor(flags, io);
   let problems = 0;
   let prompts = 0;
@@ -35,8 +54,10 @@ export async function runCheckCommand(
     const name = quoteInput(relative(io.cwd, file) || file);
     let config: unknown;
     try {
-      config = JSON.parse(readFileSync(file, 'utf8'));
+      config = JSON.parse(readRegularText(file, shownName(file)));
     } catch (error) {
+      // Swapped for a FIFO or grown past the cap since the check above: still one line, exit 2.
+      if (error instanceof UsageError) throw error;
       problems++;
       io.stderr.write(`${name}: PROMPT_INVALID: not JSON: ${quoteInput((error as Error).message)}\n`);
       continue;

@@ -2,12 +2,16 @@
 /** The `llmjson` binary: runs one command on the process's stdio and exits with its code. */
 
 import { ExitCode } from './exit-codes.js';
+import { outputFilesRequested } from './output-paths.js';
 import { main } from './program.js';
 
 process.on('SIGINT', () => process.exit(ExitCode.interrupted));
-// A reader that goes away (`llmjson … | head -1`) ends the command quietly.
+// A reader that goes away (`llmjson … | head -1`) ends the printing quietly. A command asked
+// to write files (`--report`, `--out`, `--output-file`, `-o`) goes on and writes them: it sees
+// the same error on stdout and stops printing, and its exit code says whether the files were
+// written. Any other command has nothing left to do, and ends at once.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+  if (error.code === 'EPIPE' && !outputFilesRequested()) process.exit(ExitCode.ok);
 });
 
 main(process.argv.slice(2), {

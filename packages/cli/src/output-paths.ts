@@ -5,11 +5,17 @@
  * enough: an existing read-only file, or a "directory" that is a regular file, passes it and
  * then fails after the whole input was consumed. Every message quotes the name at most
  * `MAX_QUOTED_LENGTH` characters.
+ *
+ * An output must also not be one of the command's inputs, nor another of its outputs: opening
+ * `--out runs.jsonl` for writing would empty `runs.jsonl` before a record of it is read. Names are
+ * compared as the file system sees them: an existing output is the same file as an input when
+ * their device and inode agree (the same name, a hard link, a symlink); outputs are compared by
+ * their real paths too, since neither need exist yet. Such a pair is exit 2, naming both.
  */
 
-import { accessSync, constants, type ReadStream, type Stats, statSync } from 'node:fs';
+import { accessSync, constants, type ReadStream, realpathSync, type Stats, statSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { type Envelope, writeOutputFile } from '@llmjson/contracts';
 import { quoteInput } from '@llmjson/core/internal';
 import { UsageError } from './exit-codes.js';
@@ -31,13 +37,97 @@ export function fileProblem(error: unknown): string {
       return 'too many levels of symlinks';
     case 'ENAMETOOLONG':
       return 'the name is too long';
+    case 'ENXIO':
+      return 'it is not a regular file (a socket, or a device that is not there)';
     default:
       return code ?? (error as Error).message;
   }
 }
 
-/** The absolute path of an output file, after checking it can be written; else a UsageError naming the flag. */
-export function writableFile(cwd: string, file: string, flag: string): string {
+/** A file a command reads or writes, as a message names it: `--schema` and `schema.json`, say. */
+export interface NamedFile {
+  /** The flag, or how the file is named in a message (`the input file`). */
+  readonly label: string;
+  /** The name as given (relative to the working directory); undefined or `-` (stdin/stdout): no file. */
+  readonly file: string | undefined;
+}
+
+let outputsRequested = 0;
+
+/**
+ * Whether this process was asked to write a file (an output checked by `writableFile`): when the
+ * reader of stdout goes away, the command then goes on to write it rather than exit at once.
+ */
+export function outputFilesRequested(): boolean {
+  return outputsRequested > 0;
+}
+
+function identity(path: string): { dev: number; ino: number } | undefined {
+  try {
+    const stat = statSync(path);
+    return { dev: stat.dev, ino: stat.ino };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The real path a name has or would have: symlinks in it resolved, as far as they exist. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : resolve(realPath(parent), basename(path));
+  }
+}
+
+function isFileName(file: string | undefined): file is string {
+  return file !== undefined && file !== '-';
+}
+
+/**
+ * Throws a UsageError when an output is an input (device and inode of existing files) or two
+ * outputs are one file (device and inode, or real paths): called before anything is opened for
+ * writing. Inputs that do not exist are left to the checks that read them.
+ */
+export function checkOutputsApart(cwd: string, outputs: readonly NamedFile[], inputs: readonly NamedFile[]): void {
+  const named = (f: NamedFile & { file: string }) => `${f.label} ${quoteInput(f.file)}`;
+  const files = (list: readonly NamedFile[]) =>
+    list
+      .filter((f): f is NamedFile & { file: string } => isFileName(f.file))
+      .map((f) => {
+        const path = resolve(cwd, f.file);
+        return { ...f, id: identity(path), real: realPath(path) };
+      });
+  const ins = files(inputs);
+  const outs = files(outputs);
+  for (const [i, out] of outs.entries()) {
+    if (out.id !== undefined) {
+      for (const input of ins) {
+        if (input.id !== undefined && input.id.dev === out.id.dev && input.id.ino === out.id.ino) {
+          throw new UsageError(
+            `${named(out)} is the same file as ${named(input)}: writing it would destroy what is to be read; write somewhere else`,
+          );
+        }
+      }
+    }
+    for (const other of outs.slice(0, i)) {
+      const sameId =
+        out.id !== undefined && other.id !== undefined && out.id.dev === other.id.dev && out.id.ino === other.id.ino;
+      if (sameId || out.real === other.real) {
+        throw new UsageError(`${named(out)} is the same file as ${named(other)}: give each output its own file`);
+      }
+    }
+  }
+}
+
+/**
+ * The absolute path of an output file, after checking it can be written and is none of
+ * `inputs`; else a UsageError naming the flag (and the input).
+ */
+export function writableFile(cwd: string, file: string, flag: string, inputs: readonly NamedFile[] = []): string {
+  checkOutputsApart(cwd, [{ label: flag, file }], inputs);
+  outputsRequested++;
   const path = resolve(cwd, file);
   const name = `${flag} ${quoteInput(file)}`;
   let stat: Stats | undefined;
@@ -52,6 +142,9 @@ export function writableFile(cwd: string, file: string, flag: string): string {
     }
   }
   if (stat?.isDirectory()) throw new UsageError(`${name} is a directory, not a file`);
+  // A socket cannot be opened at all; a FIFO or a device (/dev/null, /dev/stdout) is written as a
+  // shell's `>` writes it.
+  if (stat?.isSocket()) throw new UsageError(`${name} is a socket, not a file`);
   if (stat !== undefined) {
     try {
       accessSync(path, constants.W_OK);

@@ -51,6 +51,31 @@ function nonNegativeInteger(name: string) {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /**
+ * Makes every option that takes a value, on `command` and its subcommands, a usage error when
+ * given twice (`--schema a.json --schema b.json` kept only the last, silently); the repeatable
+ * ones (`--schema-root`, parsed by `collect`) stay repeatable. The options are made per `main`
+ * call, so what each has seen is per run.
+ */
+function refuseRepeats(command: Command): void {
+  for (const option of command.options) {
+    if (!(option.required || option.optional) || option.variadic) continue;
+    const parse = option.parseArg as ((value: string, previous: unknown) => unknown) | undefined;
+    if (parse === collect) continue;
+    let given: string | undefined;
+    option.argParser((value: string, previous: unknown) => {
+      if (given !== undefined) {
+        throw new InvalidArgumentError(
+          `${option.long ?? option.flags} was given twice ('${quoteInput(given)}', then '${quoteInput(value)}'): give it once.`,
+        );
+      }
+      given = value;
+      return parse === undefined ? value : parse.call(option, value, previous);
+    });
+  }
+  for (const sub of command.commands) refuseRepeats(sub);
+}
+
+/**
  * Commander's messages quote what they echo in single quotes ('--bogus', 'grpc'): each piece is
  * cut, then the whole message is bounded, like every usage message (a 1 MB `--path` must not
  * print 1 MB).
@@ -356,7 +381,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
       .option('--report <file>', 'write the per-model summary as JSON to <file> and as markdown beside it')
       .option(
         '--workers <n>',
-        'worker threads (0: parse on the main thread; default: cores - 1)',
+        'worker threads (0: parse on the main thread; default: cores - 1; more than the cores: the cores, with a note on stderr)',
         nonNegativeInteger('--workers'),
       )
       .option('--no-progress', 'no progress bar (it is shown only on a terminal, never in CI)'),
@@ -384,6 +409,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
       code = await runDemoCommand(flags, io);
     });
 
+  refuseRepeats(program);
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

@@ -17,7 +17,6 @@
  * answers; `--api` prints the envelope with its `attempts`.
  */
 
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type AttemptFailure, createPromptManager, type Envelope, type Llm, parseVariables } from '@llmjson/contracts';
 import type { Diagnostic } from '@llmjson/core';
@@ -27,6 +26,7 @@ import { coerceFromFlag } from './coerce-flag.js';
 import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { writableFile, writeCheckedOutputFile } from './output-paths.js';
+import { readRegularText } from './read-file.js';
 import { registryFor } from './schema-options.js';
 import { type Io, lineWriter } from './stream-command.js';
 
@@ -112,12 +112,9 @@ function timeoutOf(error: unknown): { flag: string; seconds: number; total: bool
   return { flag: total ? '--total-timeout' : '--timeout', seconds: timeoutMs / 1000, total };
 }
 
+/** A file read whole (`--prompts`, `--vars`): a regular file of at most 64 MiB (read-file.ts), else exit 2. */
 function readText(io: Io, file: string, what: string): string {
-  try {
-    return readFileSync(resolve(io.cwd, file), 'utf8');
-  } catch {
-    throw new UsageError(`cannot read ${what} ${quoteInput(file)}`);
-  }
+  return readRegularText(resolve(io.cwd, file), file, { label: `cannot read ${what}` });
 }
 
 export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
@@ -138,7 +135,12 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
     );
   }
   const outputFile =
-    flags.outputFile === undefined ? undefined : writableFile(io.cwd, flags.outputFile, '--output-file');
+    flags.outputFile === undefined
+      ? undefined
+      : writableFile(io.cwd, flags.outputFile, '--output-file', [
+          { label: '--prompts', file: flags.prompts },
+          { label: '--vars', file: flags.vars },
+        ]);
   const vars =
     flags.vars === undefined
       ? {}

@@ -11,7 +11,6 @@
  * violation (exit 4). The answer text the body also holds is not printed.
  */
 
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ContractConfigurationError } from '@llmjson/contracts';
@@ -21,6 +20,7 @@ import { ContractViolationError, createToolCallStream } from '@llmjson/node';
 import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { openInputFile } from './output-paths.js';
+import { readRegularText, UnreadableFileError } from './read-file.js';
 import { type Io, lineWriter } from './stream-command.js';
 
 export interface ToolsFlags {
@@ -69,20 +69,20 @@ export function toolSchemas(text: string, file: string): Record<string, JsonSche
   return out;
 }
 
+/** The `--tools` file, read whole: a regular file of at most 64 MiB (read-file.ts), else exit 2 with one line. */
 async function readTools(io: Io, file: string): Promise<Record<string, JsonSchema>> {
   const path = resolve(io.cwd, file);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readRegularText(path, file, { label: 'cannot read --tools file' });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
+    if (error instanceof UnreadableFileError && error.code === 'ENOENT') {
       throw new ContractConfigurationError(
         'SCHEMA_NOT_FOUND',
         `--tools ${quoteInput(file)}: no such file (${quoteInput(path)})`,
       );
     }
-    throw new UsageError(`--tools ${quoteInput(file)}: cannot read it (${code ?? (error as Error).message})`);
+    throw error;
   }
   return toolSchemas(text, file);
 }

@@ -1,6 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  createWriteStream,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +59,9 @@ describe('batch', () => {
     for (const workers of ['1', '2', '3']) {
       const pooled = await cli(['batch', 'run.jsonl', '--schema', 'n.schema.json', '--workers', workers], dir);
       expect(pooled.out, `--workers ${workers}`).toBe(inline.out);
-      expect(pooled.err, `--workers ${workers}`).toBe(inline.err);
+      // More workers than cores: the cores, said in a note of its own.
+      const note = /^llmjson batch: --workers \d+ is more than the \d+ cores? of this machine: using \d+\n/;
+      expect(pooled.err.replace(note, ''), `--workers ${workers}`).toBe(inline.err);
     }
   });
 
@@ -228,5 +239,113 @@ describe('batch progress bar', () => {
     expect(tty.err).toContain('100%');
     const ci = await withTerminal({ CI: 'true' });
     expect(ci.err).not.toContain('records/s');
+  });
+});
+
+describe('batch: outputs that are inputs', () => {
+  const usageLine = (r: { code: number; out: string; err: string }) => {
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    const lines = r.err.split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(1);
+    return lines[0] as string;
+  };
+
+  test('--out or --report naming an input (the same name, a hard link, a symlink): exit 2 naming both, the input untouched', async () => {
+    const dir = workspace();
+    const before = readFileSync(join(dir, 'run.jsonl'), 'utf8');
+    linkSync(join(dir, 'run.jsonl'), join(dir, 'hard.jsonl'));
+    symlinkSync(join(dir, 'run.jsonl'), join(dir, 'soft.jsonl'));
+    for (const [flag, name] of [
+      ['--out', 'run.jsonl'],
+      ['--out', './run.jsonl'],
+      ['--out', 'hard.jsonl'],
+      ['--out', 'soft.jsonl'],
+      ['--report', 'run.jsonl'],
+      ['--report', 'soft.jsonl'],
+    ] as const) {
+      const r = await cli(['batch', 'run.jsonl', flag, name, '--workers', '0'], dir);
+      expect(usageLine(r), `${flag} ${name}`).toBe(
+        `llmjson: ${flag} ${name} is the same file as the input run.jsonl: writing it would destroy what is to be read; write somewhere else`,
+      );
+      expect(readFileSync(join(dir, 'run.jsonl'), 'utf8'), `${flag} ${name}`).toBe(before);
+    }
+    // The schema is read too; and a .txt response of a directory given as input.
+    expect(
+      usageLine(await cli(['batch', 'run.jsonl', '--schema', 'n.schema.json', '--out', 'n.schema.json'], dir)),
+    ).toContain('--out n.schema.json is the same file as --schema n.schema.json');
+    mkdirSync(join(dir, 'gpt'));
+    writeFileSync(join(dir, 'gpt', 'a.txt'), '{"n": 1}');
+    expect(usageLine(await cli(['batch', 'gpt', '--out', 'gpt/a.txt'], dir))).toContain(
+      '--out gpt/a.txt is the same file as the input gpt/a.txt',
+    );
+    expect(readFileSync(join(dir, 'gpt', 'a.txt'), 'utf8')).toBe('{"n": 1}');
+  });
+
+  test("two outputs that are one file (--out and --report, or --out and the report's markdown twin): exit 2, nothing written", async () => {
+    const dir = workspace();
+    expect(usageLine(await cli(['batch', 'run.jsonl', '--out', 'r.json', '--report', 'r.json'], dir))).toBe(
+      'llmjson: --report r.json is the same file as --out r.json: give each output its own file',
+    );
+    expect(usageLine(await cli(['batch', 'run.jsonl', '--out', 'r.md', '--report', 'r.json'], dir))).toBe(
+      'llmjson: --report (its markdown twin) r.md is the same file as --out r.md: give each output its own file',
+    );
+    expect(existsSync(join(dir, 'r.json'))).toBe(false);
+    expect(existsSync(join(dir, 'r.md'))).toBe(false);
+  });
+});
+
+describe('batch: names a record chooses', () => {
+  test('a 5 MB model name among 121 models: the table cuts it to 60 characters, escapes controls; the JSON report keeps it whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-names-'));
+    const huge = 'M'.repeat(5_000_000);
+    const lines = [JSON.stringify({ id: 'big', model: huge, text: '{}' })];
+    for (let i = 0; i < 120; i++)
+      lines.push(JSON.stringify({ id: `r${i}`, model: `m${i}\u001b]0;x\u0007|`, text: '{}' }));
+    writeFileSync(join(dir, 'run.jsonl'), `${lines.join('\n')}\n`);
+    const r = await cli(['batch', 'run.jsonl', '--report', 'report.json', '--out', 'out.jsonl', '--workers', '0'], dir);
+    expect(r.code).toBe(0);
+    expect(r.err).not.toContain('\u001b');
+    const table = r.err.split('\n').filter((l) => l !== '');
+    expect(table).toHaveLength(123);
+    for (const line of table) expect(line.length).toBeLessThan(200);
+    expect(table).toContainEqual(expect.stringMatching(/^M{59}… +1 +1 /));
+    expect(table).toContainEqual(expect.stringMatching(/^m7\\u001b\]0;x\\u0007\| +1 +1 /));
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { models: Record<string, unknown> };
+    expect(Object.keys(report.models)).toHaveLength(121);
+    expect(report.models[huge]).toMatchObject({ records: 1, valid: 1 });
+    expect(report.models['m7\u001b]0;x\u0007|']).toMatchObject({ records: 1 });
+    const markdown = readFileSync(join(dir, 'report.md'), 'utf8');
+    expect(markdown.length).toBeLessThan(20_000);
+    expect(markdown).not.toContain('\u001b');
+    // A `|` in a name would end the cell: escaped.
+    expect(markdown).toContain('| m7\\\\u001b]0;x\\\\u0007\\| | 1 |');
+    expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toContain(huge);
+  });
+
+  test('a line that is not a record: its message quotes it at most 200 characters, control characters escaped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-names-'));
+    writeFileSync(join(dir, 'run.jsonl'), `\u001b]0;x\u0007${'i'.repeat(100_000)}\n{"id": 1, "text": "{}"}\n`);
+    const r = await cli(['batch', 'run.jsonl', '--workers', '0'], dir);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^llmjson batch: run\.jsonl:1: skipped: not JSON: .*\\u001b/m);
+    expect([...r.err].filter((c) => c < ' ' && c !== '\n')).toEqual([]);
+    expect(r.err.length).toBeLessThan(2000);
+  });
+});
+
+describe('batch --workers', () => {
+  test('more workers than cores: the cores, with a one-line note on stderr; the results are the same', async () => {
+    const dir = workspace();
+    const cores = availableParallelism();
+    const inline = await cli(['batch', 'run.jsonl', '--schema', 'n.schema.json', '--workers', '0'], dir);
+    const many = await cli(['batch', 'run.jsonl', '--schema', 'n.schema.json', '--workers', String(cores + 1)], dir);
+    expect(many.code).toBe(0);
+    expect(many.out).toBe(inline.out);
+    const note = `llmjson batch: --workers ${cores + 1} is more than the ${cores} ${cores === 1 ? 'core' : 'cores'} of this machine: using ${cores}\n`;
+    expect(many.err.startsWith(note)).toBe(true);
+    expect(many.err.slice(note.length)).toBe(inline.err);
+    const help = await cli(['batch', '--help'], dir);
+    expect(help.out.replace(/\s+/g, ' ')).toContain('more than the cores: the cores, with a note on stderr');
   });
 });

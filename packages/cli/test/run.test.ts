@@ -132,7 +132,14 @@ describe('llmjson run', () => {
     expect(bad.err).toContain('SCHEMA_MISMATCH: at /sections/0/start_line: must be integer');
     const before = requests.length;
     writeFileSync(join(varsFile, '..', 'empty.json'), '{}');
-    const missing = await run([...common(), '--id', 'summarize', '--vars', join(varsFile, '..', 'empty.json')]);
+    // --vars is given once (a second --vars is a usage error of its own): common() without its own.
+    const missing = await run([
+      ...common().slice(0, -2),
+      '--id',
+      'summarize',
+      '--vars',
+      join(varsFile, '..', 'empty.json'),
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.err).toContain('VARIABLES_INVALID: prompt "summarize" uses {{text}}');
     expect(requests.length).toBe(before);

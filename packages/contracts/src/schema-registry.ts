@@ -13,6 +13,8 @@
  *   `SCHEMA_REF_INVALID` before the file system is touched.
  * - A file found under a root must still be under that root once symlinks are resolved;
  *   one that escapes is `SCHEMA_REF_INVALID`, never read.
+ * - A schema file must be a regular file of at most 64 MiB (`MAX_SCHEMA_FILE_BYTES`): a FIFO,
+ *   a device such as `/dev/zero` or a larger file is `SCHEMA_INVALID`, never read past the cap.
  * - A file must be UTF-8 JSON and a valid JSON Schema (ajv meta-validation, draft-07 by
  *   default, 2019-09 or 2020-12 by `$schema`), else `SCHEMA_INVALID` naming the file.
  * - Each reference is read and compiled once; the result says which root won.
@@ -20,7 +22,7 @@
  *   (`quoteInput`), so a hostile reference cannot turn one message into megabytes.
  */
 
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -137,27 +139,85 @@ function inside(dir: string, path: string): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads a schema file: UTF-8 JSON (a BOM is tolerated). Throws SCHEMA_INVALID naming the file. */
+/**
+ * Largest schema file read, in bytes: 64 MiB. A schema is read whole, so a larger one (or a
+ * device that never ends, such as `/dev/zero`) is SCHEMA_INVALID before anything is read past it.
+ */
+export const MAX_SCHEMA_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Why a file is refused before it is read: what it is, when it is not a regular file. */
+class RefusedFile extends Error {}
+
+/**
+ * The bytes of a schema file, read from a handle checked to be a regular file of at most
+ * MAX_SCHEMA_FILE_BYTES: opened without blocking (a FIFO without a writer would hang the open),
+ * checked with fstat (the handle, not the path, so a swapped path cannot race the check), and
+ * read to at most one byte past the cap (a file growing while it is read is caught too).
+ */
+function readSchemaBytes(file: string): Uint8Array {
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
+    if (!stat.isFile()) {
+      const kind = stat.isFIFO()
+        ? 'a FIFO'
+        : stat.isCharacterDevice()
+          ? 'a character device'
+          : stat.isBlockDevice()
+            ? 'a block device'
+            : stat.isSocket()
+              ? 'a socket'
+              : 'not a file';
+      throw new RefusedFile(`it is not a regular file (${kind})`);
+    }
+    const tooLarge = () => new RefusedFile(`larger than ${MAX_SCHEMA_FILE_BYTES} bytes (the limit for a schema file)`);
+    if (stat.size > MAX_SCHEMA_FILE_BYTES) throw tooLarge();
+    let buffer = Buffer.allocUnsafe(Math.min(stat.size, MAX_SCHEMA_FILE_BYTES) + 1);
+    let total = 0;
+    for (;;) {
+      if (total === buffer.length) {
+        // It grew since fstat: room for more, up to one byte past the cap.
+        const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_SCHEMA_FILE_BYTES + 1));
+        buffer.copy(bigger);
+        buffer = bigger;
+      }
+      const n = readSync(fd, buffer, total, buffer.length - total, null);
+      if (n === 0) break;
+      total += n;
+      if (total > MAX_SCHEMA_FILE_BYTES) throw tooLarge();
+    }
+    return buffer.subarray(0, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads a schema file: a regular file of at most MAX_SCHEMA_FILE_BYTES, UTF-8 JSON (a BOM is tolerated). Throws SCHEMA_INVALID naming the file. */
 export function readSchemaFile(file: string, ref?: string): JsonSchema {
   const details = ref === undefined ? { file } : { file, ref };
   let text: string;
   try {
-    text = utf8.decode(readFileSync(file));
+    text = utf8.decode(readSchemaBytes(file));
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     // By code, not by message: a file system message repeats the whole path.
     const why =
-      cause instanceof TypeError
-        ? 'it is not valid UTF-8'
-        : code === 'ENOENT'
-          ? 'no such file'
-          : code === 'EISDIR'
-            ? 'it is a directory'
-            : code === 'EACCES' || code === 'EPERM'
-              ? 'permission denied'
-              : code === 'ENAMETOOLONG'
-                ? 'the name is too long'
-                : (code ?? explain(cause));
+      cause instanceof RefusedFile
+        ? cause.message
+        : cause instanceof TypeError
+          ? 'it is not valid UTF-8'
+          : code === 'ENOENT'
+            ? 'no such file'
+            : code === 'EISDIR'
+              ? 'it is a directory'
+              : code === 'EACCES' || code === 'EPERM'
+                ? 'permission denied'
+                : code === 'ENAMETOOLONG'
+                  ? 'the name is too long'
+                  : code === 'ENXIO'
+                    ? 'it is not a regular file (a socket, or a device that is not there)'
+                    : (code ?? explain(cause));
     throw new ContractConfigurationError(ContractErrorCode.schemaInvalid, `schema file ${quoteInput(file)}: ${why}`, {
       ...details,
       cause,
