@@ -75,7 +75,8 @@ export function ajvFor(
     const key = schema.$schema
       .replace(/#$/, '')
       .replace(/^http:\/\/json-schema\.org\/draft\/20/, 'https://json-schema.org/draft/20');
-    const found = DIALECTS[key];
+    // Own keys only: `$schema: "constructor"` names no dialect (not Object.prototype's member).
+    const found = Object.hasOwn(DIALECTS, key) ? DIALECTS[key] : undefined;
     if (found === undefined) {
       throw new ConfigurationError(
         ConfigurationErrorCode.schemaInvalid,

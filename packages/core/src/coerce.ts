@@ -308,7 +308,7 @@ class Coercer {
     const branches = root[keyword] as readonly unknown[];
     const dispatch = this.#dispatch;
     if (dispatch !== undefined && isPlainObject(value)) {
-      const tag = value[dispatch.property];
+      const tag = Object.hasOwn(value, dispatch.property) ? value[dispatch.property] : undefined;
       const named = dispatch.constants.indexOf(tag as Constant);
       if (named >= 0) return this.#accept(this.#branch(value, branches[named], rest, keyword, named));
     }

@@ -146,6 +146,7 @@ function pinnedConstant(branch: unknown, property: string): Constant | undefined
   if (!isObject(branch) || !isObject(branch.properties)) return undefined;
   const required = branch.required;
   if (!Array.isArray(required) || !required.includes(property)) return undefined;
+  if (!Object.hasOwn(branch.properties, property)) return undefined;
   const definition = branch.properties[property];
   if (!isObject(definition)) return undefined;
   let constant: unknown;
@@ -251,7 +252,9 @@ export function dispatchFailure(value: unknown, dispatch: Dispatch): ValidationR
     ];
     return { valid: false, errors, message: `at /: must be object with "${quotedProperty}" one of ${allowed}` };
   }
-  const tag = (value as Record<string, unknown>)[property];
+  // Own property only: a discriminator named `constructor` or `toString` that the value lacks is
+  // missing, not the Object.prototype member of that name.
+  const tag = Object.hasOwn(value, property) ? (value as Record<string, unknown>)[property] : undefined;
   const missing = tag === undefined;
   const message = missing
     ? `missing discriminator "${quotedProperty}"; expected one of ${allowed}`

@@ -214,7 +214,9 @@ export class EventStreamFramer {
       // The codec keeps no reference to the bytes: the buffer may be reused once it returns.
       const message = this.codec.decode(bytes);
       body = message.body;
-      headers = {};
+      // Header names are the sender's: a null-prototype record, so `__proto__` or `constructor` is
+      // just a header (and a missing `:event-type` is not found on Object.prototype).
+      headers = Object.create(null) as Record<string, string>;
       for (const name of Object.keys(message.headers)) {
         const header = message.headers[name];
         if (header?.type === 'string') headers[name] = header.value;
