@@ -255,7 +255,8 @@ function llmjson_validate(value) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { issues: [{ message: 'must be object', path: [], code: 'type' }] };
   }
-  const tag = value[llmjson_property];
+  // Own property only: a discriminator named constructor that the value lacks is missing.
+  const tag = Object.hasOwn(value, llmjson_property) ? value[llmjson_property] : undefined;
   const branch = llmjson_branch(tag);
   if (branch === undefined) {
     const message = tag === undefined
