@@ -22,6 +22,12 @@
  *   (`keyword: "depth"`), never an exception. Engines apply their depth guard before this.
  * - Messages quote user input (patterns, pointers, discriminator names and values) through
  *   `quoteInput`: at most MAX_QUOTED_LENGTH characters each.
+ * - A result carries at most MAX_SCHEMA_ERRORS errors, then one `errors-omitted` entry counting
+ *   the rest (diagnostics.ts). ajv still runs with `allErrors` and so still collects every
+ *   error: it has no option to stop after N, and stopping at the first would lose the 2nd and
+ *   3rd errors that messages show. The collection is linear in the value (a 1.4 MB line with
+ *   100 000 forbidden keys validates in about the time JSON.parse takes to read it); what grew
+ *   without bound was the output, 17 MB of errors for that line.
  *
  * Dispatch follows `findDispatch` (schema-validator.ts): each branch is compiled on its own
  * and only the branch a value names runs.
@@ -32,7 +38,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
-import { quoteInput, type SchemaError } from './diagnostics.js';
+import { capSchemaErrors, quoteInput, type SchemaError } from './diagnostics.js';
 import { linearRegExp, useLinearFormats } from './linear-regexp.js';
 import { isObject, rejectReferenceCycles } from './reference-cycles.js';
 import {
@@ -98,8 +104,9 @@ export function ajvFor(
   return { ajv, draft07: dialect === Ajv };
 }
 
+/** ajv's errors as SchemaErrors: at most MAX_SCHEMA_ERRORS, then the count of the rest (capSchemaErrors). */
 function toSchemaErrors(errors: readonly ErrorObject[] | null | undefined): SchemaError[] {
-  return (errors ?? []).map((e) => ({
+  return capSchemaErrors(errors ?? [], (e) => ({
     path: e.instancePath,
     keyword: e.keyword,
     message: e.message ?? 'is invalid',

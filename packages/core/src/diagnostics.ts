@@ -43,7 +43,14 @@ export const DiagnosticReason = {
 
 export type DiagnosticReason = (typeof DiagnosticReason)[keyof typeof DiagnosticReason];
 
-/** One validation error, as reported by the JSON Schema validator. */
+/**
+ * One validation error, as reported by the JSON Schema validator (or a Standard Schema's vendor).
+ *
+ * A value's errors are capped at MAX_SCHEMA_ERRORS: when a validator reports more, the list holds
+ * the first MAX_SCHEMA_ERRORS and then one last entry whose `keyword` is `errors-omitted`
+ * (ERRORS_OMITTED_KEYWORD), whose `params.omitted` is how many were left out, so that one value
+ * with 100 000 extra keys is not 100 000 errors in a diagnostic.
+ */
 export interface SchemaError {
   /** JSON pointer to the offending part of the value (`/sections/0/start_line`, `` for the root). */
   readonly path: string;
@@ -91,6 +98,42 @@ export interface Diagnostic {
 
 /** What an `encoding` diagnostic says, from whichever unit finds the bytes. */
 export const INVALID_ENCODING_MESSAGE = 'bytes that are not UTF-8 were decoded as U+FFFD (the replacement character)';
+
+/**
+ * Most validator errors one value's result (and so one diagnostic) carries; the rest are counted
+ * in a final `errors-omitted` entry (see SchemaError).
+ */
+export const MAX_SCHEMA_ERRORS = 20;
+
+/** The `keyword` of the final entry that counts the errors left out past MAX_SCHEMA_ERRORS. */
+export const ERRORS_OMITTED_KEYWORD = 'errors-omitted';
+
+/**
+ * The first MAX_SCHEMA_ERRORS of `errors`, each made a SchemaError by `convert` (which only
+ * runs on those kept), followed by the `errors-omitted` entry when some were left out.
+ */
+export function capSchemaErrors<T>(
+  errors: readonly T[],
+  convert: (error: T, index: number) => SchemaError,
+): SchemaError[] {
+  const kept = Math.min(errors.length, MAX_SCHEMA_ERRORS);
+  const out: SchemaError[] = [];
+  for (let i = 0; i < kept; i++) out.push(convert(errors[i] as T, i));
+  const omitted = errors.length - kept;
+  if (omitted > 0) out.push(errorsOmitted(omitted));
+  return out;
+}
+
+/** The final entry of a capped list: `omitted` errors left out. */
+export function errorsOmitted(omitted: number): SchemaError {
+  return {
+    path: '',
+    keyword: ERRORS_OMITTED_KEYWORD,
+    message: `${omitted} more error${omitted === 1 ? '' : 's'} left out (at most ${MAX_SCHEMA_ERRORS} are kept per value)`,
+    schemaPath: '',
+    params: { omitted },
+  };
+}
 
 /** Longest piece of user input (a schema reference, a path, a pattern) quoted in a message, in characters. */
 export const MAX_QUOTED_LENGTH = 200;

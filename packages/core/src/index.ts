@@ -10,7 +10,13 @@ export {
   withCoercion,
 } from './coerce.js';
 export { DEFAULT_MAX_DEPTH } from './depth.js';
-export { type Diagnostic, DiagnosticReason, type SchemaError } from './diagnostics.js';
+export {
+  type Diagnostic,
+  DiagnosticReason,
+  ERRORS_OMITTED_KEYWORD,
+  MAX_SCHEMA_ERRORS,
+  type SchemaError,
+} from './diagnostics.js';
 export {
   type ElementPrefixCheck,
   type ElementPrefixFactory,

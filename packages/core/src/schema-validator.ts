@@ -29,7 +29,7 @@
 
 import type { CoercionFix } from './coercion-options.js';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
-import { quoteInput, type SchemaError } from './diagnostics.js';
+import { ERRORS_OMITTED_KEYWORD, quoteInput, type SchemaError } from './diagnostics.js';
 import { escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
 import { REFERENCE_KEYWORDS } from './reference-cycles.js';
 
@@ -86,7 +86,12 @@ export interface CompileOptions {
  * One line for humans: `at /sections/0/start_line: must be integer; at /: must have ...`.
  * Paths and property names come from the value, so each is quoted at most MAX_QUOTED_LENGTH long.
  */
-export function formatSchemaErrors(errors: readonly SchemaError[], limit = 3): string {
+export function formatSchemaErrors(all: readonly SchemaError[], limit = 3): string {
+  // A capped list ends with the `errors-omitted` entry: its count joins "and N more".
+  const last = all[all.length - 1];
+  const omitted =
+    last?.keyword === ERRORS_OMITTED_KEYWORD && typeof last.params.omitted === 'number' ? last.params.omitted : 0;
+  const errors = omitted === 0 ? all : all.slice(0, -1);
   const shown = errors.slice(0, limit).map((e) => {
     const extra =
       e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string'
@@ -96,7 +101,8 @@ export function formatSchemaErrors(errors: readonly SchemaError[], limit = 3): s
           : '';
     return `at ${e.path === '' ? '/' : quoteInput(e.path)}: ${quoteInput(e.message)}${extra}`;
   });
-  const more = errors.length > limit ? `; and ${errors.length - limit} more` : '';
+  const hidden = Math.max(0, errors.length - limit) + omitted;
+  const more = hidden > 0 ? `; and ${hidden} more` : '';
   return shown.join('; ') + more;
 }
 
