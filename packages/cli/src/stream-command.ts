@@ -57,6 +57,7 @@ import {
 import { openInputFile, writableFile, writeCheckedOutputFile } from './output-paths.js';
 import type { Context, SchemaFlags } from './schema-options.js';
 import { loadSchemaFlags } from './schema-options.js';
+import { terminalLines, terminalText } from './terminal-text.js';
 
 export type Mode = 'jsonl' | 'json' | 'salvage' | 'partial' | 'elements';
 
@@ -177,6 +178,7 @@ export function lineWriter(stdout: Writable): {
  * and written at the end of that job (a microtask), or once DIAGNOSTIC_BATCH characters wait —
  * one system call, not one per line (writes to a pipe or file are synchronous). Everything the
  * command writes to stderr goes through it, so lines keep their order; `flush` before returning.
+ * Nothing it writes holds a control or bidi character but the newlines ending lines (terminal-text.ts).
  */
 export function gatheredLines(stderr: Writable): { write(text: string): void; flush(): void } {
   let pending = '';
@@ -197,7 +199,8 @@ export function gatheredLines(stderr: Writable): { write(text: string): void; fl
   };
   return {
     write(text: string): void {
-      pending += text;
+      // A backstop: whatever a line quotes, no control or bidi character reaches the terminal.
+      pending += terminalLines(text);
       if (pending.length >= DIAGNOSTIC_BATCH) drain();
       else if (!scheduled) {
         scheduled = true;
@@ -404,7 +407,7 @@ async function streamCommand(
     const { line, offset } = error.diagnostic;
     const where = line === undefined ? `offset ${offset}` : `line ${line}`;
     stderr.write(
-      `llmjson ${mode}: --fail-fast: ${where}: ${error.path === '' ? 'the value' : quoteInput(error.path)} breaks rule "${quoteInput(error.rule)}": ${quoteInput(error.diagnostic.message, MAX_MESSAGE_LENGTH)}\n`,
+      `llmjson ${mode}: --fail-fast: ${where}: ${error.path === '' ? 'the value' : terminalText(quoteInput(error.path))} breaks rule "${terminalText(quoteInput(error.rule))}": ${terminalText(quoteInput(error.diagnostic.message, MAX_MESSAGE_LENGTH))}\n`,
     );
   };
 
@@ -600,7 +603,7 @@ async function streamCommand(
     if (code === ExitCode.ok) code = ExitCode.format;
     if (!failureReported) {
       stderr.write(
-        `llmjson: ${failure.detail === undefined ? failure.reason : failure.detail}: ${quoteInput(failure.message, MAX_MESSAGE_LENGTH)}\n`,
+        `llmjson: ${failure.detail === undefined ? failure.reason : failure.detail}: ${terminalText(quoteInput(failure.message, MAX_MESSAGE_LENGTH))}\n`,
       );
     }
   }
