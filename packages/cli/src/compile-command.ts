@@ -6,12 +6,15 @@
  *
  * Everything is checked before anything is written: an unreadable or invalid schema, a
  * discriminator that cannot apply or an output file that cannot be written is exit 2 with one
- * line on stderr, and `-o` is left untouched.
+ * line on stderr (control characters and line breaks the schema's strings bring into the
+ * message are written as `\uXXXX`), and `-o` is left untouched. No string of the schema runs:
+ * see "Inert strings" in ajv-standalone.ts.
  */
 
 import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { readSchemaFile } from '@llmjson/contracts';
+import { ConfigurationError } from '@llmjson/core';
 import { compileStandaloneModule } from '@llmjson/core/ajv';
 import { quoteInput } from '@llmjson/core/internal';
 import { ExitCode, UsageError } from './exit-codes.js';
@@ -25,6 +28,25 @@ export interface CompileFlags {
   readonly output?: string;
 }
 
+// C0 and C1 controls, DEL, the line and paragraph separators, the bidi embeddings, overrides and isolates.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Runs `compile`; a ConfigurationError it throws keeps its code, its message made one line that
+ * cannot drive the terminal: the message may quote the schema's strings (an `$id` in a pointer,
+ * a pattern), and they may hold line breaks or escape sequences.
+ */
+function oneLine<T>(compile: () => T): T {
+  try {
+    return compile();
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    const message = error.message.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    throw message === error.message ? error : new ConfigurationError(error.code, message, { cause: error });
+  }
+}
+
 export async function runCompileCommand(file: string, flags: CompileFlags, io: Io): Promise<number> {
   const output = flags.output === undefined ? undefined : writableFile(io.cwd, flags.output, '-o');
   checkSchemaFileExists(resolve(io.cwd, file), quoteInput(file));
@@ -35,7 +57,7 @@ export async function runCompileCommand(file: string, flags: CompileFlags, io: I
       : typeof flags.discriminator === 'string'
         ? { discriminator: flags.discriminator }
         : {};
-  const code = compileStandaloneModule(schema, { ...discriminator, name: basename(file) });
+  const code = oneLine(() => compileStandaloneModule(schema, { ...discriminator, name: basename(file) }));
   if (output === undefined) {
     // Resolved once written (or once the reader has gone: nothing more to do either way).
     await new Promise<void>((done) => io.stdout.write(code, () => done()));

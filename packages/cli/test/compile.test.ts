@@ -158,6 +158,22 @@ describe('llmjson compile', () => {
     expect(r).toMatchObject({ code: 0, err: '' });
   });
 
+  test('a refusal that quotes the schema’s strings stays one line that cannot drive the terminal', async () => {
+    const file = join(TMP, 'multiline.schema.json');
+    // Each branch is compiled from a pointer built on the $id, which the refusal quotes.
+    const branch = (tag: string) => ({ type: 'object', properties: { type: { const: tag } }, required: ['type'] });
+    writeFileSync(
+      file,
+      JSON.stringify({ $id: 'http://e.com/i.json#line\nbreak\u001b]0;title\u0007', oneOf: [branch('a'), branch('b')] }),
+    );
+    const out = join(TMP, 'multiline.js');
+    const r = await runCli(['compile', file, '-o', out]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^llmjson: SCHEMA_INVALID: .*line\\u000abreak\\u001b\]0;title\\u0007/);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(out)).toBe(false);
+  });
+
   test('--help names the command and its options', async () => {
     const r = await runCli(['compile', '--help']);
     expect(r.code).toBe(0);
