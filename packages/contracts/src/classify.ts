@@ -18,9 +18,17 @@
  * - `invalid`: none of the above.
  */
 
-import { type Diagnostic, extractAllJson, extractElements, type JsonSchema, parseJsonl } from '@llmjson/core';
+import {
+  ConfigurationError,
+  ConfigurationErrorCode,
+  type Diagnostic,
+  extractAllJson,
+  extractElements,
+  type JsonSchema,
+  parseJsonl,
+} from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
-import { JsonScanner, SCAN_MORE } from '@llmjson/core/internal';
+import { JsonScanner, quoteInput, SCAN_MORE } from '@llmjson/core/internal';
 import { isTruncated, parseJsonResponse } from './responses.js';
 
 export type ClassifyMode = 'json' | 'jsonl' | 'elements' | 'salvage';
@@ -52,7 +60,16 @@ function endsInsideDocument(text: string): boolean {
   return scanner.scan(text, first) === SCAN_MORE;
 }
 
+const MODES: ReadonlySet<string> = new Set<ClassifyMode>(['json', 'jsonl', 'elements', 'salvage']);
+
 export function classifyResponse(text: string, options: ClassifyOptions): Classification {
+  // A mode from outside the types (a flag, a record) is named, not answered with nothing.
+  if (typeof options.mode !== 'string' || !MODES.has(options.mode)) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `classifyResponse: mode must be "json", "jsonl", "elements" or "salvage", got ${quoteInput(String(options.mode))}`,
+    );
+  }
   if (text.trim() === '') return { status: 'empty', values: [], diagnostics: [] };
   const schemaOptions = {
     compileJsonSchema: compileSchema,

@@ -1,4 +1,5 @@
 import { classifyResponse } from '@llmjson/contracts';
+import { ConfigurationError } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
 
 const schema = {
@@ -70,6 +71,17 @@ describe('classifyResponse: recoveries and deep nesting', () => {
       const r = classifyResponse(text, { mode, schema });
       expect(r.values, mode).toEqual([]);
       expect(r.status, mode).toBe('invalid');
+    }
+  });
+
+  test('a mode named after an Object.prototype member, or any other unknown mode, is a configuration error', () => {
+    for (const mode of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'JSON', '']) {
+      for (const text of ['{"n": 1}', '']) {
+        expect(() => classifyResponse(text, { mode: mode as never, schema })).toThrow(ConfigurationError);
+        expect(() => classifyResponse(text, { mode: mode as never, schema })).toThrow(
+          'mode must be "json", "jsonl", "elements" or "salvage"',
+        );
+      }
     }
   });
 });
