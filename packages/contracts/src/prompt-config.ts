@@ -19,11 +19,11 @@
  * never an empty string. Variables are one JSON object whose keys become the template's
  * variables.
  *
- * Only what the caller passed renders: a template sees the variables through a copy whose
- * objects have no prototype, so `{{constructor}}`, `{{toString}}` or `{{a.__proto__}}` name a
- * variable like any other — rendered when the caller passed it as an own property, an error
- * naming it when not (Handlebars' strict mode tests names with `in`, which sees inherited
- * members). Everything else Handlebars can do is refused when the configuration is loaded (and
+ * Only what the caller passed renders: a template sees the variables through a view that has
+ * only their own members (`templateView`), so `{{constructor}}`, `{{toString}}` or
+ * `{{a.__proto__}}` name a variable like any other — rendered when the caller passed it as an
+ * own property, an error naming it when not (Handlebars' strict mode tests names with `in`,
+ * which sees inherited members, and renders what its prototype guard then denies as ""). Everything else Handlebars can do is refused when the configuration is loaded (and
  * when a template is first compiled), with a message naming the prompt, the construct and what
  * to write instead: helpers other than the four blocks above (`log` writes to the console,
  * `lookup` reads any member), partials, decorators, block parameters (`as |x|`, which

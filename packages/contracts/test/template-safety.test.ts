@@ -122,6 +122,23 @@ describe('prototype names are variables like any other', () => {
     expect(rendered.prompt).toBe('a,b | [object Object] | 2 | b | 0 | false');
   });
 
+  test('frozen variables, dates and objects without a prototype render; an else-if chain picks its branch', () => {
+    const frozen = Object.freeze({ doc: Object.freeze({ title: 'T', tags: Object.freeze(['a', 'b']) }) });
+    expect(single('{{doc.title}} {{doc.tags}} {{#each doc.tags}}[{{this}}]{{/each}}').render('p', frozen).prompt).toBe(
+      'T a,b [a][b]',
+    );
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { name: 'n' });
+    const when = new Date(0);
+    expect(single('{{bare.name}} {{bare}} {{when}}').render('p', { bare, when }).prompt).toBe(
+      `n [object Object] ${String(when)}`,
+    );
+    expect(configError(() => single('{{when.getTime}}').render('p', { when })).code).toBe('VARIABLES_INVALID');
+    const chain = single('{{#if a}}A{{else if b}}B{{else}}C{{/if}}');
+    expect(
+      [chain.render('p', { a: 1 }), chain.render('p', { b: 1 }), chain.render('p', {})].map((r) => r.prompt),
+    ).toEqual(['A', 'B', 'C']);
+  });
+
   test('cyclic and deeply nested variables render without overflowing the stack', () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
