@@ -386,3 +386,29 @@ describe.each(definitionRelationshipVendors.filter((v) => v.name !== 'zod 4'))(
     });
   },
 );
+
+describe('parseJsonResponse with a Standard Schema whose validate misbehaves', () => {
+  const throwing = z.object({ id: z.string() }).refine(() => {
+    throw new Error('refine exploded');
+  });
+  const malformed: StandardSchemaV1 = {
+    '~standard': { version: 1, vendor: 'acme', validate: () => ({ issues: [] }) },
+  };
+
+  test.each([
+    ['a zod refine that throws', throwing, /^the zod schema's validate threw Error: refine exploded; /],
+    ['{ issues: [] }', malformed, /^the acme schema's validate returned an empty list of issues/],
+  ] as const)('%s: SCHEMA_MISMATCH naming the vendor, not SCHEMA_ASYNC, whole and salvaged', (_, schema, says) => {
+    for (const tolerate of ['none', undefined] as const) {
+      for (const text of ['{"id": "a"}', 'Here: {"id": "a"} done']) {
+        if (tolerate === 'none' && text.startsWith('Here')) continue;
+        const outcome = parseJsonResponse(text, { schema, ...(tolerate === undefined ? {} : { tolerate }) });
+        expect(outcome.status).toBe('failed');
+        if (outcome.status !== 'failed') continue;
+        expect(outcome.detail).toBe('SCHEMA_MISMATCH');
+        expect(outcome.message).toMatch(says);
+        expect(outcome.errors.map((e) => e.keyword)).toEqual(['standard-validate']);
+      }
+    }
+  });
+});

@@ -15,8 +15,23 @@
  *   ConfigurationError (code `SCHEMA_ASYNC`) from the first validation, saying that async
  *   validation is not supported. It cannot be found earlier: vendors go async only when a
  *   value reaches an async refinement.
+ *   zod 4 turns a refinement that throws into a Promise too (its `validate` retries
+ *   asynchronously after any synchronous throw): for zod, the schema is run synchronously once
+ *   more (`_zod.run`), and only zod's own "Encountered Promise" error counts as async; any other
+ *   throw is reported as below. For other vendors a Promise is always taken as async.
  * - Depth: a stack overflow inside the vendor's `validate` is the value's depth, reported as
- *   the same `depth` result as the ajv path; any other exception propagates (a bug).
+ *   the same `depth` result as the ajv path.
+ * - A `validate` that misbehaves fails the value, never the stream: when it throws (anything:
+ *   an Error, a string, an object whose getters throw), returns what is not a result
+ *   (`undefined`, `null`, a string, `{ issues: "x" }`, an issue that is not an object or whose
+ *   path is not a list of keys, a result whose properties throw when read), or rejects without
+ *   an issue (`{ issues: [] }`), the value gets one error with keyword `standard-validate`
+ *   (STANDARD_VALIDATE_KEYWORD) whose message names the vendor and what it threw or returned
+ *   (quoted, at most MAX_QUOTED_LENGTH characters), so that every engine reports it as a
+ *   `schema` diagnostic. What can be seen at construction (no `validate` function, a version
+ *   other than 1, a `~standard` whose properties throw when read) is a ConfigurationError then.
+ * - Issues: at most MAX_SCHEMA_ERRORS are kept, then one `errors-omitted` entry (diagnostics.ts);
+ *   each issue's message is quoted at most MAX_QUOTED_LENGTH characters long.
  * - Dispatch: where the vendor exports JSON Schema (Standard JSON Schema,
  *   `~standard.jsonSchema.input({ target: 'draft-2020-12' })`: zod 4, arktype 2, valibot
  *   through `@valibot/to-json-schema`'s `toStandardJsonSchema`), the export's root
@@ -38,7 +53,7 @@
 
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import { quoteInput, type SchemaError } from './diagnostics.js';
+import { capSchemaErrors, quoteInput, type SchemaError } from './diagnostics.js';
 import { escapePointer } from './json-pointer.js';
 import {
   type CompiledSchema,
@@ -49,6 +64,7 @@ import {
   dispatchFailure,
   findDispatch,
   formatSchemaErrors,
+  isStackOverflow,
   type JsonSchema,
   tooDeep,
   VALID,
@@ -94,13 +110,16 @@ type HasRef<S, Depth extends readonly unknown[] = []> = Depth['length'] extends 
 
 /** Whether `schema` is a Standard Schema: it carries `~standard` (arktype's types are functions). */
 export function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
-  return (
-    (typeof schema === 'object' || typeof schema === 'function') &&
-    schema !== null &&
-    '~standard' in schema &&
-    typeof (schema as { '~standard': unknown })['~standard'] === 'object' &&
-    (schema as { '~standard': unknown })['~standard'] !== null
-  );
+  if ((typeof schema !== 'object' && typeof schema !== 'function') || schema === null) return false;
+  try {
+    if (!('~standard' in schema)) return false;
+    const standard = (schema as { '~standard': unknown })['~standard'];
+    return typeof standard === 'object' && standard !== null;
+  } catch {
+    // A `~standard` that throws when read: taken as a Standard Schema, so that compiling it
+    // reports a configuration error that says so, rather than a JSON Schema error.
+    return true;
+  }
 }
 
 const jsonSchemas = new WeakMap<object, { readonly json: JsonSchema | undefined }>();
@@ -113,17 +132,17 @@ const jsonSchemas = new WeakMap<object, { readonly json: JsonSchema | undefined 
 export function jsonSchemaOf(schema: StandardSchemaV1): JsonSchema | undefined {
   let entry = jsonSchemas.get(schema);
   if (entry === undefined) {
-    const converter = (schema['~standard'] as Partial<StandardJSONSchemaV1.Props>).jsonSchema;
     let json: JsonSchema | undefined;
-    if (typeof converter?.input === 'function') {
-      try {
+    try {
+      const converter = (schema['~standard'] as Partial<StandardJSONSchemaV1.Props>).jsonSchema;
+      if (typeof converter?.input === 'function') {
         const exported: unknown = converter.input({ target: 'draft-2020-12' });
         if (typeof exported === 'object' && exported !== null && !Array.isArray(exported)) {
           json = exported as JsonSchema;
         }
-      } catch {
-        json = undefined;
       }
+    } catch {
+      json = undefined;
     }
     entry = { json };
     jsonSchemas.set(schema, entry);
@@ -143,17 +162,112 @@ export function issuePointer(path: StandardSchemaV1.Issue['path']): string {
   return pointer;
 }
 
-function toSchemaErrors(issues: readonly StandardSchemaV1.Issue[], vendor: string): SchemaError[] {
-  return issues.map((issue) => {
-    const code = (issue as { readonly code?: unknown }).code;
-    return {
-      path: issuePointer(issue.path),
-      keyword: typeof code === 'string' ? code : 'standard',
-      message: typeof issue.message === 'string' && issue.message !== '' ? issue.message : 'is invalid',
-      schemaPath: `~standard/${vendor}`,
-      params: {},
-    };
+/**
+ * The `keyword` of the one error a value gets when the vendor's `validate` misbehaves: it
+ * threw, or returned something that is not a Standard Schema result (see the file's contract).
+ */
+export const STANDARD_VALIDATE_KEYWORD = 'standard-validate';
+
+/** What the vendor said of a value: `undefined` when valid, else its errors and one-line message. */
+type Verdict = { readonly errors: readonly SchemaError[]; readonly message: string } | undefined;
+
+/**
+ * The vendor's verdict on a value. Throws only the async error (a Promise) and a stack
+ * overflow (the value's depth, for `tooDeep`); whatever else `validate` throws or returns is a
+ * verdict: its issues, or one `standard-validate` error that says what it threw or returned.
+ */
+type Check = (value: unknown) => Verdict;
+
+/** How a message shows a value the vendor threw or returned: bounded, never throwing. */
+function describe(value: unknown): string {
+  try {
+    switch (typeof value) {
+      case 'undefined':
+        return 'undefined';
+      case 'string':
+        return `the string ${JSON.stringify(quoteInput(value))}`;
+      case 'number':
+      case 'boolean':
+      case 'bigint':
+        return `the ${typeof value} ${quoteInput(String(value))}`;
+      case 'symbol':
+        return `a symbol ${JSON.stringify(quoteInput(value.description ?? ''))}`;
+      case 'function':
+        return 'a function';
+      default:
+        if (value === null) return 'null';
+        if (Array.isArray(value)) return `an array of ${value.length}`;
+        return 'an object';
+    }
+  } catch {
+    return 'a value that cannot be read';
+  }
+}
+
+/** How a message shows what `validate` threw: an Error's name and message, else `describe`. */
+function describeThrown(thrown: unknown): string {
+  try {
+    if (thrown instanceof Error) {
+      const name = typeof thrown.name === 'string' && thrown.name !== '' ? thrown.name : 'Error';
+      const message = typeof thrown.message === 'string' ? thrown.message : '';
+      return quoteInput(message === '' ? name : `${name}: ${message}`);
+    }
+  } catch {
+    // An Error whose name or message throws when read: described by its kind below.
+  }
+  return `${describe(thrown)} (not an Error)`;
+}
+
+/** The verdict for a `validate` that misbehaved: one error, whose message says what it did. */
+function misbehaved(vendor: string, what: string): Verdict {
+  const message = `the ${quoteInput(vendor)} schema's validate ${what}; a Standard Schema's validate must return { value } or { issues: [...] } with at least one issue, without throwing: fix the schema (a refinement, check or transform that throws) or report it to its vendor; the value is left out as invalid`;
+  const errors: SchemaError[] = [
+    { path: '', keyword: STANDARD_VALIDATE_KEYWORD, message, schemaPath: `~standard/${vendor}`, params: {} },
+  ];
+  return { errors, message };
+}
+
+/** One issue as a SchemaError, or a string saying how it is malformed. */
+function toSchemaError(issue: unknown, vendor: string): SchemaError | string {
+  if (typeof issue !== 'object' || issue === null) return describe(issue);
+  const { message, path, code } = issue as { message?: unknown; path?: unknown; code?: unknown };
+  if (path !== undefined && !Array.isArray(path)) return `an issue whose path is ${describe(path)}, not a list`;
+  for (const segment of (path ?? []) as readonly unknown[]) {
+    const key = typeof segment === 'object' && segment !== null ? (segment as { key?: unknown }).key : segment;
+    if (typeof key !== 'string' && typeof key !== 'number' && typeof key !== 'symbol') {
+      return `an issue whose path holds ${describe(segment)}, not a key`;
+    }
+  }
+  return {
+    path: issuePointer(path as StandardSchemaV1.Issue['path']),
+    keyword: typeof code === 'string' ? quoteInput(code) : 'standard',
+    // Bounded like every piece of input a diagnostic quotes: a vendor's message can be megabytes.
+    message: typeof message === 'string' && message !== '' ? quoteInput(message) : 'is invalid',
+    schemaPath: `~standard/${vendor}`,
+    params: {},
+  };
+}
+
+/** The verdict for what `validate` returned (not a Promise): its issues, or how it is malformed. */
+function verdictOf(result: unknown, vendor: string): Verdict {
+  if (typeof result !== 'object' || result === null) return misbehaved(vendor, `returned ${describe(result)}`);
+  const issues = (result as { issues?: unknown }).issues;
+  if (issues === undefined) return undefined;
+  if (!Array.isArray(issues)) return misbehaved(vendor, `returned issues that are ${describe(issues)}, not a list`);
+  if (issues.length === 0) {
+    return misbehaved(vendor, 'returned an empty list of issues (it rejected the value without saying why)');
+  }
+  let malformed: string | undefined;
+  const errors = capSchemaErrors(issues as readonly unknown[], (issue, i) => {
+    const error = toSchemaError(issue, vendor);
+    if (typeof error === 'string') {
+      malformed ??= `returned issue ${i} as ${error}`;
+      return { path: '', keyword: STANDARD_VALIDATE_KEYWORD, message: error, schemaPath: '', params: {} };
+    }
+    return error;
   });
+  if (malformed !== undefined) return misbehaved(vendor, malformed);
+  return { errors, message: formatSchemaErrors(errors) };
 }
 
 function asyncError(vendor: string): ConfigurationError {
@@ -163,18 +277,70 @@ function asyncError(vendor: string): ConfigurationError {
   );
 }
 
-/** The vendor's issues for a value (`undefined`: valid). Throws what validate throws, or the async error. */
-type IssuesOf = (value: unknown) => readonly StandardSchemaV1.Issue[] | undefined;
+/** What zod 4 gives libraries to run a schema (`zod/v4/core`: `_zod.run(payload, ctx)`). */
+interface ZodRunner {
+  readonly _zod?: { run?: (payload: { value: unknown; issues: unknown[] }, ctx: { async: boolean }) => unknown };
+}
 
-function issuesFunction(validateStandard: StandardSchemaV1.Props['validate'], vendor: string): IssuesOf {
+/** Whether `error` is zod's "Encountered Promise during synchronous parse" (`$ZodAsyncError`). */
+function isZodAsyncError(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error.constructor?.name === '$ZodAsyncError' || error.message.startsWith('Encountered Promise during synchronous'))
+  );
+}
+
+/**
+ * Why zod 4 returned a Promise. Its `validate` runs the schema synchronously and, when that
+ * throws for any reason, runs it again asynchronously and returns that Promise: a refinement
+ * that throws looks exactly like an async one. Running the schema synchronously once more tells
+ * them apart: zod's `$ZodAsyncError` (or a Promise) is async; anything else thrown is what the
+ * refinement threw (`{ thrown }`). `undefined`: async, or not a zod schema this can run.
+ */
+function zodSyncThrow(schema: unknown, value: unknown): { readonly thrown: unknown } | undefined {
+  const internals = (schema as ZodRunner)._zod;
+  if (typeof internals?.run !== 'function') return undefined;
+  try {
+    const result = internals.run({ value, issues: [] }, { async: false });
+    if (result instanceof Promise) result.then(undefined, () => undefined);
+    return undefined;
+  } catch (thrown) {
+    if (isStackOverflow(thrown)) throw thrown; // the value's depth (`tooDeep`)
+    return isZodAsyncError(thrown) ? undefined : { thrown };
+  }
+}
+
+/**
+ * The check of `schema`, whose `~standard.validate` is `validateStandard`: never throws but for
+ * the async error and a stack overflow (see `Check`).
+ */
+function checkFunction(validateStandard: StandardSchemaV1.Props['validate'], vendor: string, schema: unknown): Check {
   return (value) => {
-    const result = validateStandard(value);
-    if (typeof (result as { then?: unknown }).then === 'function') {
-      // Nobody awaits it: keep a rejection from surfacing as an unhandled one.
-      (result as Promise<unknown>).then(undefined, () => undefined);
-      throw asyncError(vendor);
+    let result: unknown;
+    try {
+      result = validateStandard(value);
+    } catch (thrown) {
+      if (isStackOverflow(thrown)) throw thrown; // the value's depth (`tooDeep`)
+      return misbehaved(vendor, `threw ${describeThrown(thrown)}`);
     }
-    return (result as StandardSchemaV1.Result<unknown>).issues;
+    try {
+      if (typeof result === 'object' && result !== null && typeof (result as { then?: unknown }).then === 'function') {
+        try {
+          // Nobody awaits it: keep a rejection from surfacing as an unhandled one.
+          (result as Promise<unknown>).then(undefined, () => undefined);
+        } catch {
+          // A thenable whose then throws: it is still not a result the engines can wait for.
+        }
+        const sync = vendor === 'zod' ? zodSyncThrow(schema, value) : undefined;
+        if (sync !== undefined) return misbehaved(vendor, `threw ${describeThrown(sync.thrown)}`);
+        throw asyncError(vendor);
+      }
+      return verdictOf(result, vendor);
+    } catch (thrown) {
+      // A result (or one of its issues) whose properties throw when read.
+      if (thrown instanceof ConfigurationError || isStackOverflow(thrown)) throw thrown;
+      return misbehaved(vendor, `returned a result that threw ${describeThrown(thrown)} when read`);
+    }
   };
 }
 
@@ -205,7 +371,7 @@ function branchValidators(
   schema: StandardSchemaV1,
   dispatch: { readonly property: string; readonly constants: readonly unknown[] },
   vendor: string,
-): IssuesOf[] | undefined {
+): Check[] | undefined {
   if (vendor !== 'zod') return undefined;
   const def = (schema as ZodUnionInternals)._zod?.def;
   if (def === undefined || def.type !== 'union' || def.discriminator !== dispatch.property) return undefined;
@@ -213,7 +379,7 @@ function branchValidators(
   if (def.checks !== undefined && !Array.isArray(def.checks)) return undefined;
   const options = def.options;
   if (!Array.isArray(options) || options.length !== dispatch.constants.length) return undefined;
-  const byConstant = new Map<unknown, IssuesOf>();
+  const byConstant = new Map<unknown, Check>();
   for (const option of options) {
     if (!isStandardSchema(option)) return undefined;
     const values = (option as { _zod?: { propValues?: Record<string, unknown> } })._zod?.propValues?.[
@@ -225,9 +391,9 @@ function branchValidators(
     if (byConstant.has(constant) || standard.version !== 1 || typeof standard.validate !== 'function') {
       return undefined;
     }
-    byConstant.set(constant, issuesFunction(standard.validate, vendor));
+    byConstant.set(constant, checkFunction(standard.validate, vendor, option));
   }
-  const validators: IssuesOf[] = [];
+  const validators: Check[] = [];
   for (const constant of dispatch.constants) {
     const validator = byConstant.get(constant);
     if (validator === undefined) return undefined;
@@ -237,17 +403,30 @@ function branchValidators(
 }
 
 function compileUncached(schema: StandardSchemaV1, options: CompileOptions): CompiledSchema {
-  const standard = schema['~standard'];
-  if (standard.version !== 1 || typeof standard.validate !== 'function') {
+  let version: unknown;
+  let validateStandard: unknown;
+  let vendorName: unknown;
+  try {
+    const standard = schema['~standard'];
+    version = standard.version;
+    validateStandard = standard.validate;
+    vendorName = standard.vendor;
+  } catch (cause) {
     throw new ConfigurationError(
       ConfigurationErrorCode.schemaInvalid,
-      `unsupported Standard Schema: version ${quoteInput(String(standard.version))} with ${typeof standard.validate === 'function' ? 'a' : 'no'} validate function; supported: version 1`,
+      `unsupported Standard Schema: reading its ~standard threw ${describeThrown(cause)}; supported: version 1 with a validate function`,
+      { cause },
     );
   }
-  const vendor = typeof standard.vendor === 'string' ? standard.vendor : 'unknown';
-  const validateStandard = standard.validate;
+  if (version !== 1 || typeof validateStandard !== 'function') {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.schemaInvalid,
+      `unsupported Standard Schema: version ${typeof version === 'number' ? quoteInput(String(version)) : describe(version)} with ${typeof validateStandard === 'function' ? 'a' : 'no'} validate function; supported: version 1`,
+    );
+  }
+  const vendor = typeof vendorName === 'string' ? vendorName : 'unknown';
 
-  const issuesOf = issuesFunction(validateStandard, vendor);
+  const check = checkFunction(validateStandard as StandardSchemaV1.Props['validate'], vendor, schema);
 
   const json = jsonSchemaOf(schema);
   const dispatch =
@@ -264,20 +443,19 @@ function compileUncached(schema: StandardSchemaV1, options: CompileOptions): Com
 
   if (dispatch === undefined || typeof dispatch === 'string') {
     const validate = (value: unknown): ValidationResult => {
-      let issues: readonly StandardSchemaV1.Issue[] | undefined;
+      let verdict: Verdict;
       try {
-        issues = issuesOf(value);
+        verdict = check(value);
       } catch (error) {
-        return tooDeep(error); // a stack overflow is the value's depth; anything else propagates
+        return tooDeep(error); // a stack overflow is the value's depth; the async error propagates
       }
-      if (issues === undefined) return VALID;
-      const errors = toSchemaErrors(issues, vendor);
-      return { valid: false, errors, message: formatSchemaErrors(errors) };
+      if (verdict === undefined) return VALID;
+      return { valid: false, errors: verdict.errors, message: verdict.message };
     };
     return { validate };
   }
 
-  const branchIssues = branchValidators(schema, dispatch, vendor);
+  const branchChecks = branchValidators(schema, dispatch, vendor);
   const names = dispatch.constants.map(String);
   const validResults: ValidationResult[] = names.map((branch) => Object.freeze({ valid: true, branch }));
   const index = new Map<unknown, number>(dispatch.constants.map((constant, i) => [constant, i]));
@@ -287,15 +465,19 @@ function compileUncached(schema: StandardSchemaV1, options: CompileOptions): Com
     const i = index.get((value as Record<string, unknown>)[property]);
     if (i === undefined) return dispatchFailure(value, dispatch);
     const branch = names[i] as string;
-    let issues: readonly StandardSchemaV1.Issue[] | undefined;
+    let verdict: Verdict;
     try {
-      issues = branchIssues === undefined ? issuesOf(value) : (branchIssues[i] as IssuesOf)(value);
+      verdict = branchChecks === undefined ? check(value) : (branchChecks[i] as Check)(value);
     } catch (error) {
       return tooDeep(error);
     }
-    if (issues === undefined) return validResults[i] as ValidationResult;
-    const errors = toSchemaErrors(issues, vendor);
-    return { valid: false, branch, errors, message: `branch "${quoteInput(branch)}": ${formatSchemaErrors(errors)}` };
+    if (verdict === undefined) return validResults[i] as ValidationResult;
+    return {
+      valid: false,
+      branch,
+      errors: verdict.errors,
+      message: `branch "${quoteInput(branch)}": ${verdict.message}`,
+    };
   };
   return { validate, discriminator: property, branches: names };
 }
