@@ -134,7 +134,7 @@ describe('text diagnostics never put a raw control or bidi character on the term
         async ([bytes, points], mode, input, withSchema, failFast) => {
           const argv: string[] =
             mode === 'tools'
-              ? ['tools', '--tools', 'fixtures/cli/weather-tools.json']
+              ? ['tools', '--tools', 'fixtures/cli/weather-tools.json', ...(failFast ? ['--fail-fast'] : [])]
               : [
                   mode,
                   '--input',

@@ -23,6 +23,7 @@ import {
   runStreamCommand,
   type StreamFlags,
 } from './stream-command.js';
+import { terminalLines, terminalText } from './terminal-text.js';
 import type { ToolsFlags } from './tools-command.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -179,7 +180,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      outputError: (s, write) => write(boundCommanderMessage(s)),
+      outputError: (s, write) => write(terminalLines(boundCommanderMessage(s))),
     })
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
@@ -422,7 +423,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
       error instanceof ContractConfigurationError ||
       error instanceof ConfigurationError
     ) {
-      const message = quoteInput(error.message, MAX_MESSAGE_LENGTH);
+      const message = terminalText(quoteInput(error.message, MAX_MESSAGE_LENGTH));
       io.stderr.write(`llmjson: ${error instanceof UsageError ? '' : `${error.code}: `}${message}\n`);
       return ExitCode.usage;
     }

@@ -22,6 +22,7 @@ import { ExitCode, UsageError } from './exit-codes.js';
 import { openInputFile } from './output-paths.js';
 import { readRegularText, UnreadableFileError } from './read-file.js';
 import { type Io, lineWriter } from './stream-command.js';
+import { terminalText } from './terminal-text.js';
 
 export interface ToolsFlags {
   readonly input: string;
@@ -127,7 +128,7 @@ export async function runToolsCommand(file: string | undefined, flags: ToolsFlag
   } catch (error) {
     await stdout.flush();
     if (!(error instanceof ContractViolationError)) throw error;
-    io.stderr.write(`llmjson tools: --fail-fast: ${quoteInput(error.message, 1000)}\n`);
+    io.stderr.write(`llmjson tools: --fail-fast: ${terminalText(quoteInput(error.message, 1000))}\n`);
     return ExitCode.format;
   } finally {
     await stdout.flush();
