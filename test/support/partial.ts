@@ -170,3 +170,43 @@ export function expectNoPollution(before: readonly string[]): void {
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   expect(([] as unknown as Record<string, unknown>).polluted).toBeUndefined();
 }
+
+/** Members copied, counted from the snapshots (see copiedBetween). */
+export interface Copied {
+  /** Array elements. */
+  elements: number;
+  /** Object members. */
+  keys: number;
+}
+
+/**
+ * What the builder copied between consecutive snapshots of one run, counted from the snapshots
+ * themselves: with structural sharing, a container of one snapshot that the next one holds as a
+ * different object was copied (a value only grows, so nothing else replaces it), and a copy
+ * takes its members. Counted from the earlier snapshot (the copy also takes what the write
+ * that made it added: a few members). Only differing containers are walked (a loop), so the
+ * count costs what the copies cost.
+ */
+export function copiedBetween(snapshots: readonly unknown[]): Copied {
+  const copied: Copied = { elements: 0, keys: 0 };
+  for (let i = 0; i + 1 < snapshots.length; i++) {
+    const stack: [unknown, unknown][] = [[snapshots[i], snapshots[i + 1]]];
+    while (stack.length > 0) {
+      const [a, b] = stack.pop() as [unknown, unknown];
+      if (a === b || typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) continue;
+      if (Array.isArray(a)) {
+        if (!Array.isArray(b)) continue;
+        copied.elements += a.length;
+        for (let j = 0; j < a.length; j++) stack.push([a[j], b[j]]);
+      } else {
+        const names = Object.keys(a);
+        copied.keys += names.length;
+        for (const name of names) {
+          const later = Object.hasOwn(b, name) ? (b as Record<string, unknown>)[name] : undefined;
+          stack.push([(a as Record<string, unknown>)[name], later]);
+        }
+      }
+    }
+  }
+  return copied;
+}

@@ -45,7 +45,9 @@
  *    will cause are at most 64 slots or the input since the previous one pays for them
  *    (`snapshotBudget` slots per character), so the total copying is at most
  *    `snapshotBudget` × characters + 64 × writes, plus one document's containers for each
- *    update that `flush()` or the end forces.
+ *    update that `flush()` or the end forces (`flush(limit)` forces at most `limit` slots).
+ *    Slots are counted in time, not in members: an array element is one, an object member
+ *    OBJECT_MEMBER_SLOTS (copying an object's member costs about that many array elements).
  *    Which writes carry an update depends on the chunking; the updates' values and the
  *    concatenated changes obey 1-8 like any others.
  * 7. Chunking does not matter: the final snapshot and the concatenated change lists' effect
@@ -235,8 +237,14 @@ export type PartialBuilder<T = unknown> = Engine<PartialStats> & {
   readonly value: DeepPartial<T> | undefined;
   /** With `snapshots: 'paced'`: true while an update is deferred (see `flush`). */
   readonly deferred: boolean;
-  /** Delivers a deferred update now (`snapshots: 'paced'`); does nothing when there is none. */
-  flush(): void;
+  /**
+   * Delivers a deferred update now (`snapshots: 'paced'`); does nothing when there is none.
+   * With a `limit` (slots, as `snapshotBudget` counts them): only when the copies the update
+   * causes are at most `limit` slots, or the input since the previous update pays for them
+   * (the streams' timer: a snapshot held back a frame costs at most that much each time, so
+   * a timer cannot make a wide object's copying quadratic). Returns whether it delivered.
+   */
+  flush(limit?: number): boolean;
   /**
    * True once a whole document was read: an object, array or string root from the write that
    * holds its closing bracket or quote (text after it is ignored, so nothing later changes
@@ -254,7 +262,7 @@ interface Frame {
   readonly path: readonly PathSegment[];
   readonly isArray: boolean;
   key: string | undefined; // pending key (objects)
-  members: number; // elements or keys added: what a copy of the node costs, in slots
+  members: number; // elements or keys added (a copy of the node costs one slot each, OBJECT_MEMBER_SLOTS each for keys)
   /** `node` was created or copied since the last snapshot when this equals the builder's `epoch`. */
   epoch: number;
 }
@@ -274,6 +282,22 @@ const DEFAULT_SNAPSHOT_BUDGET = 4;
  * per write however short its chunks, and the copying stays linear (this much per write).
  */
 const SNAPSHOT_FLOOR = 64;
+
+/**
+ * What copying one object member costs, in slots (array elements): past a few keys V8 keeps an
+ * object as a hash table, and a copy inserts every key again, at 25-50 ns a key against
+ * 1-2 ns an element for up to 10 000 of them (1 µs against 35 ns at 10^6). Counting a key as
+ * one slot let a wide object be copied 30 times as long as the budget meant: 14 s for 400 000
+ * keys (decision 020, addendum of 2026-11-27).
+ */
+const OBJECT_MEMBER_SLOTS = 32;
+
+/**
+ * An object of at most this many members is copied by spread (V8 clones a small object's
+ * layout at about 5 ns a key); a larger one, by inserting its keys into a new object (a
+ * spread of a hash-table object builds a layout key by key: 200-300 ns a key, 5 times longer).
+ */
+const SPREAD_MEMBERS = 16;
 
 // The value in flight: -1 none (or a container), a string, or a number or literal.
 const KIND_STRING = 1;
@@ -321,6 +345,20 @@ function scalarOf(text: string): unknown {
   if (c === 0x66) return false;
   if (c === 0x6e) return null;
   return Number(text);
+}
+
+/**
+ * A copy of a wide object (see SPREAD_MEMBERS): its own keys inserted into a new object, a
+ * `__proto__` key as plain data. The engine then keeps the copy as a hash table from the start.
+ */
+function copyRecord(node: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  const keys = Object.keys(node);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    setKey(copy, key, node[key]);
+  }
+  return copy;
 }
 
 /** Sets `key` on an object as plain data (a `__proto__` key never touches the prototype). */
@@ -378,8 +416,10 @@ class Builder implements ScanEvents {
   private readonly frames: Frame[] = [];
   /** Keys seen (raw text → key), at most KEY_CACHE of them. */
   private readonly keys = new Map<string, string>();
-  /** What copying the open containers costs, in slots: each frame's `members` plus one (see copyCost). */
+  /** The open containers' members, plus one per container (the floor is in these: see publish). */
   private openSlots = 0;
+  /** The open objects' members: each costs OBJECT_MEMBER_SLOTS to copy (see copyCost). */
+  private openKeys = 0;
   /**
    * Advanced each time a snapshot is handed out: a frame's container with this epoch was created
    * or copied since, so no snapshot holds it and it may be changed in place.
@@ -500,8 +540,11 @@ class Builder implements ScanEvents {
     return this.pending;
   }
 
-  flush(): void {
+  flush(limit?: number): boolean {
+    if (this.pending && limit !== undefined && !(this.copyCost() <= limit || this.paidFor())) return false;
+    const updates = this.stats.updates;
     this.publish(true);
+    return this.stats.updates !== updates;
   }
 
   write(text: string): void {
@@ -656,8 +699,10 @@ class Builder implements ScanEvents {
     const c = this.charAt(start);
     const path = this.childPath(depth);
     if (depth > 0) {
-      (this.frames[depth - 1] as Frame).members++;
+      const parent = this.frames[depth - 1] as Frame;
+      parent.members++;
       this.openSlots++;
+      if (!parent.isArray) this.openKeys++;
     }
     this.prefix?.start(depth, c, start, path);
     if (c === 0x7b || c === 0x5b) {
@@ -710,6 +755,7 @@ class Builder implements ScanEvents {
       const frame = this.frames.pop();
       if (frame !== undefined) {
         this.openSlots -= frame.members + 1;
+        if (!frame.isArray) this.openKeys -= frame.members;
         this.prefix?.close();
         this.completed(frame.path);
         this.checkSubtree(frame.path, frame.node, end);
@@ -787,7 +833,11 @@ class Builder implements ScanEvents {
     while (first > 0 && (frames[first - 1] as Frame).epoch !== epoch) first--;
     for (let i = first; i <= index; i++) {
       const frame = frames[i] as Frame;
-      const copy: Container = Array.isArray(frame.node) ? frame.node.slice() : { ...frame.node };
+      const copy: Container = Array.isArray(frame.node)
+        ? frame.node.slice()
+        : frame.members <= SPREAD_MEMBERS
+          ? { ...frame.node }
+          : copyRecord(frame.node);
       frame.epoch = epoch;
       frame.node = copy;
       if (i === 0) {
@@ -844,12 +894,9 @@ class Builder implements ScanEvents {
     if (this.changeCount === 0) return;
     // Only `complete` changes: nothing was copied, the snapshot is the one already handed out.
     if (this.valuesOnly && !this.valueChanged) return;
-    if (this.paced && !force && !this.done) {
-      const cost = this.copyCost();
-      if (cost > SNAPSHOT_FLOOR && cost > this.credit * this.budget) {
-        this.pending = true;
-        return;
-      }
+    if (this.paced && !force && !this.done && this.openSlots > SNAPSHOT_FLOOR && !this.paidFor()) {
+      this.pending = true;
+      return;
     }
     this.pending = false;
     this.credit = 0;
@@ -876,10 +923,16 @@ class Builder implements ScanEvents {
 
   /**
    * What handing out the snapshot now would cost: the next write copies the open containers
-   * around the value in flight (own()), in slots, one more per container for its allocation.
+   * around the value in flight (own()), in slots (an element one, an object member
+   * OBJECT_MEMBER_SLOTS), one more per container for its allocation.
    */
   private copyCost(): number {
-    return this.openSlots;
+    return this.openSlots + (OBJECT_MEMBER_SLOTS - 1) * this.openKeys;
+  }
+
+  /** The input since the last update pays for the copies that handing one out now causes. */
+  private paidFor(): boolean {
+    return this.copyCost() <= this.credit * this.budget;
   }
 
   /** A subtree (not the root) closed: check it against its sub-schema, when there is one. */

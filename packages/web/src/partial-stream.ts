@@ -48,7 +48,10 @@ export interface PartialStreamOptions<S extends SchemaInput = SchemaInput>
   readonly snapshots?: boolean | 'paced';
   /**
    * Longest a paced snapshot is held back, in milliseconds, when no chunk delivers it first.
-   * Default 16 (a display frame at 60 Hz).
+   * Default 16 (a display frame at 60 Hz). The timer hands out only a snapshot whose copies
+   * cost at most 16 384 slots (an array element one, an object member 32: an array of 16 000
+   * items, an object of 500 keys) or that the input since the previous one pays for; a wider
+   * one waits for the budget, a later chunk or the end, so that the copying stays linear.
    */
   readonly maxSnapshotDelay?: number;
 }
@@ -109,7 +112,7 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
   const wake = () => {
     timer = undefined;
     try {
-      builder.flush();
+      builder.flush(TIMER_FLUSH_SLOTS);
     } catch {}
   };
   const { stream } = createTextTransformStream<unknown, Pick<PartialBuilder, 'write' | 'end'>>(options, (output) => {
@@ -136,6 +139,15 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
   }
   return stream as PartialStream<unknown, unknown>;
 }
+
+/**
+ * Most a snapshot that the timer hands out may cost the next chunk in copies, in the builder's
+ * slots (an array element one, an object member 32): about a millisecond at most. A larger
+ * held-back snapshot waits for the input to pay for it (`snapshotBudget`), a later chunk or
+ * the end. Unbounded, a timer firing between the chunks of a fast source copied a wide object
+ * whole every 16 ms: quadratic time (decision 020, addendum of 2026-11-27).
+ */
+const TIMER_FLUSH_SLOTS = 16_384;
 
 /** `maxSnapshotDelay`, checked: milliseconds, a finite number ≥ 0. */
 function snapshotDelay(value: number | undefined): number {
