@@ -125,7 +125,7 @@ function at(node: Node): string {
  * What a template uses that templates may not (empty when it is fine); throws Handlebars'
  * parse error. Each problem says what to write instead.
  */
-export function templateProblems(template: string): string[] {
+function templateProblems(template: string): string[] {
   const problems: string[] = [];
   const visit = (node: Node | null | undefined): void => {
     if (node === null || node === undefined) return;
