@@ -2,7 +2,7 @@
  * `llmjson check [prompts.json | dir]`: the catalog check, every problem listed, before any model
  * is called. Each configuration is read whole, so each must be a regular file of at most 64 MiB
  * (read-file.ts): the file named, or any `.json` entry of the directory named, that is not (a
- * FIFO, `/dev/zero`) is exit 2 with one line, before any configuration is read.
+ * FIFO, `/dev/zero`, a symlink to nothing) is exit 2 with one line, before any configuration is read.
  */
 
 import { readdirSync, statSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join, relative, resolve } from 'node:path';
 import { checkCatalog } from '@llmjson/contracts';
 import { quoteInput } from '@llmjson/core/internal';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { fileProblem } from './output-paths.js';
 import { notRegular, readRegularText } from './read-file.js';
 import { registryFor } from './schema-options.js';
 import type { Io } from './stream-command.js';
@@ -42,8 +43,8 @@ export async function runCheckCommand(
     let why: string | undefined;
     try {
       why = notRegular(statSync(file));
-    } catch {
-      // Gone since the listing: said when it is read, as a problem of its own.
+    } catch (error) {
+      why = fileProblem(error);
     }
     if (why !== undefined) throw new UsageError(`cannot read ${quoteInput(shown)}: ${why}`);
   }

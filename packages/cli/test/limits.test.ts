@@ -5,12 +5,22 @@
  * the engines accept print.
  */
 
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { chunkText } from '../../../test/support/chunking.js';
-import { runCli } from '../../../test/support/cli.js';
+import { REPOSITORY, runCli } from '../../../test/support/cli.js';
 import { isRoot, runCliAsNobody } from '../../../test/support/cli-as-user.js';
 
 /**
@@ -194,6 +204,131 @@ describe('files that cannot be used: exit 2 with one line, before any input is r
     );
     await usage(['batch', 'run.jsonl', '--out', 'run.jsonl/out', '--workers', '0'], dir, '--out run.jsonl/out: ');
     expect(existsSync(join(dir, 'report.json'))).toBe(false);
+  });
+});
+
+describe('files read whole that are not regular files: exit 2 with one line, before any input is read', () => {
+  // The built command in a child process, with a deadline: a command that reads /dev/zero or
+  // waits on a FIFO would hang this process (the read is synchronous) rather than fail.
+  const BIN = join(REPOSITORY, 'packages/cli/dist/main.js');
+  const DEADLINE_MS = 15_000;
+  const PROMPTS = { prompts: { x: { prompt: 'Say {{t}}', 'response-type': 'text' } } };
+
+  /** A folder with a FIFO (`fifo`), a record file, a prompt file, and directories whose entry is `special`. */
+  const setup = (special: string) => {
+    const dir = scratch();
+    const made = spawnSync('mkfifo', [join(dir, 'fifo')]);
+    expect(made.status).toBe(0);
+    const target = special === 'fifo' ? join(dir, 'fifo') : special;
+    writeFileSync(join(dir, 'run.jsonl'), '{"text": "{}"}\n');
+    writeFileSync(join(dir, 'prompts.json'), JSON.stringify(PROMPTS));
+    mkdirSync(join(dir, 'responses'));
+    writeFileSync(join(dir, 'responses', 'a.txt'), '{}');
+    symlinkSync(target, join(dir, 'responses', 'x.txt'));
+    mkdirSync(join(dir, 'catalog'));
+    writeFileSync(join(dir, 'catalog', 'a.json'), JSON.stringify(PROMPTS));
+    symlinkSync(target, join(dir, 'catalog', 'b.json'));
+    return { dir, file: special === 'fifo' ? 'fifo' : special };
+  };
+
+  const server = ['--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'];
+  const cases: [string, (file: string) => string[], string][] = [
+    ['jsonl --schema', (f) => ['jsonl', '--schema', f], 'SCHEMA_INVALID: schema file '],
+    ['json --schema', (f) => ['json', '--schema', f], 'SCHEMA_INVALID: schema file '],
+    ['batch --schema', (f) => ['batch', 'run.jsonl', '--schema', f, '--workers', '0'], 'SCHEMA_INVALID: schema file '],
+    ['compile', (f) => ['compile', f], 'SCHEMA_INVALID: schema file '],
+    ['check', (f) => ['check', f], 'cannot read '],
+    ['check, an entry of its directory', () => ['check', 'catalog'], 'cannot read catalog/b.json: '],
+    ['run --prompts', (f) => ['run', '--prompts', f, '--id', 'x', ...server], 'cannot read --prompts file '],
+    [
+      'run --vars',
+      (f) => ['run', '--prompts', 'prompts.json', '--id', 'x', '--vars', f, ...server],
+      'cannot read --vars file ',
+    ],
+    ['tools --tools', (f) => ['tools', '--tools', f], 'cannot read --tools file '],
+    ['batch, the records file', (f) => ['batch', f, '--workers', '0'], 'cannot read '],
+    [
+      'batch, a .txt entry of its directory',
+      () => ['batch', 'responses', '--workers', '0'],
+      'cannot read responses/x.txt: ',
+    ],
+  ];
+
+  test.each(['/dev/zero', 'fifo'])(
+    '%s as every file read whole',
+    (special) => {
+      const { dir, file } = setup(special);
+      const kind = special === 'fifo' ? 'a FIFO' : 'a character device';
+      for (const [name, argv, message] of cases) {
+        const r = spawnSync(process.execPath, [BIN, ...argv(file)], {
+          cwd: dir,
+          input: '',
+          encoding: 'utf8',
+          timeout: DEADLINE_MS,
+          killSignal: 'SIGKILL',
+        });
+        expect(r.signal, `${name}: still running after ${DEADLINE_MS} ms`).toBe(null);
+        expect(r.status, name).toBe(2);
+        expect(r.stdout, name).toBe('');
+        expect(stderrLines(r.stderr), name).toEqual([expect.stringContaining(message)]);
+        expect(r.stderr, name).toContain(`: it is not a regular file (${kind})`);
+      }
+    },
+    240_000,
+  );
+
+  test('a file larger than the cap is refused before it is read (the cap said in the message)', async () => {
+    const dir = scratch();
+    // A sparse file: 64 MiB and one byte, costing no disk.
+    writeFileSync(join(dir, 'big.json'), '');
+    truncateSync(join(dir, 'big.json'), 64 * 1024 * 1024 + 1);
+    writeFileSync(join(dir, 'prompts.json'), JSON.stringify(PROMPTS));
+    await usage(['tools', '--tools', 'big.json'], dir, 'cannot read --tools file big.json: larger than 67108864 bytes');
+    await usage(
+      ['run', '--prompts', 'big.json', '--id', 'x', ...server],
+      dir,
+      'cannot read --prompts file big.json: larger than 67108864 bytes',
+    );
+    await usage(['jsonl', '--schema', 'big.json'], dir, 'big.json: larger than 67108864 bytes');
+  });
+
+  const usage = async (argv: string[], cwd: string, message: string) => {
+    const r = await runCli(argv, { cwd });
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(stderrLines(r.err)).toEqual([expect.stringContaining(message)]);
+  };
+
+  test('an output that is an input (json --output-file, compile -o, run --output-file): exit 2 naming both, the input untouched', async () => {
+    const dir = scratch();
+    writeFileSync(join(dir, 'answer.json'), '{"a": 1}');
+    writeFileSync(join(dir, 'item.schema.json'), '{"type": "object"}');
+    writeFileSync(join(dir, 'prompts.json'), JSON.stringify(PROMPTS));
+    writeFileSync(join(dir, 'vars.json'), '{"t": "hi"}');
+    symlinkSync(join(dir, 'answer.json'), join(dir, 'link.json'));
+    await usage(
+      ['json', 'answer.json', '--output-file', 'link.json'],
+      dir,
+      'llmjson: --output-file link.json is the same file as the input file answer.json: ',
+    );
+    await usage(
+      ['json', 'answer.json', '--schema', 'item.schema.json', '--output-file', 'item.schema.json'],
+      dir,
+      '--output-file item.schema.json is the same file as --schema item.schema.json',
+    );
+    await usage(
+      ['compile', 'item.schema.json', '-o', './item.schema.json'],
+      dir,
+      '-o ./item.schema.json is the same file as the schema item.schema.json',
+    );
+    await usage(
+      ['run', '--prompts', 'prompts.json', '--id', 'x', '--vars', 'vars.json', '--output-file', 'vars.json', ...server],
+      dir,
+      '--output-file vars.json is the same file as --vars vars.json',
+    );
+    expect(readFileSync(join(dir, 'answer.json'), 'utf8')).toBe('{"a": 1}');
+    expect(readFileSync(join(dir, 'item.schema.json'), 'utf8')).toBe('{"type": "object"}');
+    expect(readFileSync(join(dir, 'vars.json'), 'utf8')).toBe('{"t": "hi"}');
   });
 });
 

@@ -1,10 +1,10 @@
 /**
  * The built binary as a shell runs it: objects leave stdout while stdin is still open, a
- * reader that goes away ends it quietly, Ctrl-C is exit 130, memory stays flat on a long
+ * reader that goes away ends it quietly (and a command with files to write still writes them), Ctrl-C is exit 130, memory stays flat on a long
  * stream, and a file it cannot read is one line and exit 2, never an internal error.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,34 @@ describe('llmjson binary', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
   });
+
+  test('`batch --report r.json | head -1`: the report, its markdown twin and the summary are still written, exit 0', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-epipe-'));
+    try {
+      // Far more result lines than a pipe holds (64 KiB), so the writes after `head` has gone fail.
+      const records = Array.from({ length: 5000 }, (_, i) =>
+        JSON.stringify({ id: `r${i}`, model: `m${i % 2}`, text: '{"n": 1}' }),
+      );
+      writeFileSync(join(dir, 'runs.jsonl'), `${records.join('\n')}\n`);
+      const r = spawnSync(
+        'bash',
+        [
+          '-c',
+          `set -o pipefail; "${process.execPath}" "${BIN}" batch runs.jsonl --report r.json --workers 0 | head -1`,
+        ],
+        { cwd: dir, encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(r.stdout).toBe('{"id":"r0","model":"m0","status":"valid","values":1,"diagnostics":0}\n');
+      expect(r.stderr).toMatch(/^all +5000 +5000 /m);
+      expect(r.stderr).not.toContain('EPIPE');
+      expect(r.status).toBe(0);
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as { totals: { records: number } };
+      expect(report.totals.records).toBe(5000);
+      expect(readFileSync(join(dir, 'r.md'), 'utf8')).toContain('| all | 5000 | 5000 |');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   test('interrupted (SIGINT) is exit 130', async () => {
     const child = spawn(process.execPath, [BIN, 'jsonl'], { stdio: ['pipe', 'pipe', 'pipe'] });
