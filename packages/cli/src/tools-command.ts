@@ -19,6 +19,7 @@ import { quoteInput } from '@llmjson/core/internal';
 import { ContractViolationError, createToolCallStream } from '@llmjson/node';
 import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { OUT_OF_RANGE_REASON, outOfRangeIn, outOfRangeMessage } from './out-of-range.js';
 import { openInputFile } from './output-paths.js';
 import { readRegularText, UnreadableFileError } from './read-file.js';
 import { type Io, lineWriter } from './stream-command.js';
@@ -112,6 +113,7 @@ export async function runToolsCommand(file: string | undefined, flags: ToolsFlag
     if (d.reason === 'schema' && d.toolCall !== undefined && d.rule !== 'tool') rejected.add(callKey(d.toolCall));
   });
   input.on('error', (error) => stream.destroy(error));
+  let outOfRange = false;
   try {
     for await (const update of input.pipe(stream) as AsyncIterable<ToolCallUpdate>) {
       const line =
@@ -120,7 +122,22 @@ export async function runToolsCommand(file: string | undefined, flags: ToolsFlag
           : update.complete && !rejected.has(callKey(update))
             ? { ...identity(update), arguments: update.value }
             : undefined;
-      if (line !== undefined && !(await stdout.write(`${JSON.stringify(line)}\n`))) {
+      if (line === undefined) continue;
+      const text = JSON.stringify(line);
+      // A number beyond the double range would print as null: reported instead (out-of-range.ts).
+      const found = outOfRangeIn(line, text);
+      if (found !== undefined) {
+        outOfRange = true;
+        const d = { reason: OUT_OF_RANGE_REASON, offset: 0, excerpt: '', message: outOfRangeMessage(found) };
+        const report = formatDiagnostic(
+          { ...d, path: found.path, toolCall: identity(update) },
+          flags.diagnostics,
+          'llmjson tools',
+        );
+        if (report !== undefined) io.stderr.write(report);
+        continue;
+      }
+      if (!(await stdout.write(`${text}\n`))) {
         input.destroy();
         return ExitCode.ok;
       }
@@ -134,6 +151,7 @@ export async function runToolsCommand(file: string | undefined, flags: ToolsFlag
     await stdout.flush();
   }
   if (stream.error !== undefined) return ExitCode.provider;
+  if (outOfRange) return ExitCode.format;
   // A body that ended before the provider's end marker: the calls in it may be cut.
   return stream.complete ? ExitCode.ok : ExitCode.format;
 }

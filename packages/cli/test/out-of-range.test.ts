@@ -5,12 +5,12 @@
  * NUMBER_OUT_OF_RANGE — with text or JSON diagnostics, with --api, with --output-file, under
  * any chunking of stdin.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { chunkText } from '../../../test/support/chunking.js';
-import { runCli } from '../../../test/support/cli.js';
+import { REPOSITORY, runCli } from '../../../test/support/cli.js';
 
 interface Case {
   readonly argv: readonly string[];
@@ -125,4 +125,43 @@ test('a number within the double range (1e308, -1.7e308, 5e-324) prints as it is
     expect(r.err).toBe('');
     expect(r.lines.at(-1)).toEqual({ a: [1e308, -1.7e308, 5e-324, null] });
   }
+});
+
+describe('tools: a call whose arguments hold a number beyond the double range', () => {
+  const body = readFileSync(join(REPOSITORY, 'fixtures/providers/openai-parallel-tool-calls.sse'), 'utf8').replace(
+    '"arguments":"Lisbon\\"}"',
+    '"arguments":"Lisbon\\", \\"n\\": [1, -1e999]}"',
+  );
+
+  test.each(CHUNK_SIZES)(
+    'is not printed; one out-of-range line naming the call and path; exit 4 (chunks of %i)',
+    async (size) => {
+      const r = await run(['tools'], body, size);
+      expect(r.code).toBe(4);
+      expect(r.lines).toEqual([
+        { index: 0, id: 'call_w1', name: 'get_weather', arguments: { city: 'Lisbon', unit: 'celsius' } },
+      ]);
+      const lines = r.err.split('\n').filter((l) => l !== '');
+      expect(lines, r.err).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^llmjson tools: offset 0: out-of-range: the number at \/arguments\/n\/1 is beyond the double range/,
+      );
+    },
+  );
+
+  test('--emit changes: the change holding it is not printed, exit 4; --diagnostics json names the call', async () => {
+    const changes = await run(['tools', '--emit', 'changes'], body, 7);
+    expect(changes.code).toBe(4);
+    expect(changes.out).not.toContain('null');
+    expect(changes.err).toContain(': out-of-range: the number at /changes/');
+    const json = await run(['tools', '--diagnostics', 'json'], body, 7);
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.err)).toEqual(
+      expect.objectContaining({
+        reason: 'out-of-range',
+        path: '/arguments/n/1',
+        toolCall: expect.objectContaining({ id: 'call_t1' }),
+      }),
+    );
+  });
 });
