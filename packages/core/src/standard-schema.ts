@@ -218,9 +218,18 @@ function describeThrown(thrown: unknown): string {
   return `${describe(thrown)} (not an Error)`;
 }
 
+/** `isStackOverflow` for anything thrown: a value whose prototype or getters throw is not one. */
+function overflowed(thrown: unknown): boolean {
+  try {
+    return isStackOverflow(thrown);
+  } catch {
+    return false;
+  }
+}
+
 /** The verdict for a `validate` that misbehaved: one error, whose message says what it did. */
 function misbehaved(vendor: string, what: string): Verdict {
-  const message = `the ${quoteInput(vendor)} schema's validate ${what}; a Standard Schema's validate must return { value } or { issues: [...] } with at least one issue, without throwing: fix the schema (a refinement, check or transform that throws) or report it to its vendor; the value is left out as invalid`;
+  const message = `the ${vendor} schema's validate ${what}; a Standard Schema's validate must return { value } or { issues: [...] } with at least one issue, without throwing: fix the schema (a refinement, check or transform that throws) or report it to its vendor; the value is left out as invalid`;
   const errors: SchemaError[] = [
     { path: '', keyword: STANDARD_VALIDATE_KEYWORD, message, schemaPath: `~standard/${vendor}`, params: {} },
   ];
@@ -273,7 +282,7 @@ function verdictOf(result: unknown, vendor: string): Verdict {
 function asyncError(vendor: string): ConfigurationError {
   return new ConfigurationError(
     ConfigurationErrorCode.schemaAsync,
-    `the ${quoteInput(vendor)} schema validated asynchronously (its validate returned a Promise): async validation is not supported by the synchronous engines; remove async refinements or transforms from the schema`,
+    `the ${vendor} schema validated asynchronously (its validate returned a Promise): async validation is not supported by the synchronous engines; remove async refinements or transforms from the schema`,
   );
 }
 
@@ -284,10 +293,15 @@ interface ZodRunner {
 
 /** Whether `error` is zod's "Encountered Promise during synchronous parse" (`$ZodAsyncError`). */
 function isZodAsyncError(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    (error.constructor?.name === '$ZodAsyncError' || error.message.startsWith('Encountered Promise during synchronous'))
-  );
+  try {
+    return (
+      error instanceof Error &&
+      (error.constructor?.name === '$ZodAsyncError' ||
+        String(error.message).startsWith('Encountered Promise during synchronous'))
+    );
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -298,14 +312,14 @@ function isZodAsyncError(error: unknown): boolean {
  * refinement threw (`{ thrown }`). `undefined`: async, or not a zod schema this can run.
  */
 function zodSyncThrow(schema: unknown, value: unknown): { readonly thrown: unknown } | undefined {
-  const internals = (schema as ZodRunner)._zod;
-  if (typeof internals?.run !== 'function') return undefined;
   try {
+    const internals = (schema as ZodRunner)._zod;
+    if (typeof internals?.run !== 'function') return undefined;
     const result = internals.run({ value, issues: [] }, { async: false });
     if (result instanceof Promise) result.then(undefined, () => undefined);
     return undefined;
   } catch (thrown) {
-    if (isStackOverflow(thrown)) throw thrown; // the value's depth (`tooDeep`)
+    if (overflowed(thrown)) throw thrown; // the value's depth (`tooDeep`)
     return isZodAsyncError(thrown) ? undefined : { thrown };
   }
 }
@@ -320,9 +334,10 @@ function checkFunction(validateStandard: StandardSchemaV1.Props['validate'], ven
     try {
       result = validateStandard(value);
     } catch (thrown) {
-      if (isStackOverflow(thrown)) throw thrown; // the value's depth (`tooDeep`)
+      if (overflowed(thrown)) throw thrown; // the value's depth (`tooDeep`)
       return misbehaved(vendor, `threw ${describeThrown(thrown)}`);
     }
+    let asyncThrown: ConfigurationError | undefined;
     try {
       if (typeof result === 'object' && result !== null && typeof (result as { then?: unknown }).then === 'function') {
         try {
@@ -333,12 +348,13 @@ function checkFunction(validateStandard: StandardSchemaV1.Props['validate'], ven
         }
         const sync = vendor === 'zod' ? zodSyncThrow(schema, value) : undefined;
         if (sync !== undefined) return misbehaved(vendor, `threw ${describeThrown(sync.thrown)}`);
-        throw asyncError(vendor);
+        asyncThrown = asyncError(vendor);
+        throw asyncThrown;
       }
       return verdictOf(result, vendor);
     } catch (thrown) {
       // A result (or one of its issues) whose properties throw when read.
-      if (thrown instanceof ConfigurationError || isStackOverflow(thrown)) throw thrown;
+      if (thrown === asyncThrown || overflowed(thrown)) throw thrown;
       return misbehaved(vendor, `returned a result that threw ${describeThrown(thrown)} when read`);
     }
   };
@@ -424,7 +440,8 @@ function compileUncached(schema: StandardSchemaV1, options: CompileOptions): Com
       `unsupported Standard Schema: version ${typeof version === 'number' ? quoteInput(String(version)) : describe(version)} with ${typeof validateStandard === 'function' ? 'a' : 'no'} validate function; supported: version 1`,
     );
   }
-  const vendor = typeof vendorName === 'string' ? vendorName : 'unknown';
+  // Quoted once, here: the vendor's name goes into every message and every error's schemaPath.
+  const vendor = typeof vendorName === 'string' ? quoteInput(vendorName) : 'unknown';
 
   const check = checkFunction(validateStandard as StandardSchemaV1.Props['validate'], vendor, schema);
 
@@ -434,7 +451,7 @@ function compileUncached(schema: StandardSchemaV1, options: CompileOptions): Com
       ? undefined
       : findDispatch(json, options.discriminator);
   if (typeof options.discriminator === 'string' && (dispatch === undefined || typeof dispatch === 'string')) {
-    const why = dispatch ?? `the ${quoteInput(vendor)} schema offers no JSON Schema export to find branches in`;
+    const why = dispatch ?? `the ${vendor} schema offers no JSON Schema export to find branches in`;
     throw new ConfigurationError(
       ConfigurationErrorCode.discriminatorInvalid,
       `discriminator "${quoteInput(options.discriminator)}" cannot be used: ${why}`,
