@@ -143,6 +143,7 @@ const hostileSchema: fc.Arbitrary<{ schema: StandardSchemaV1; thenable: boolean 
         },
       })),
       returned.map((make) => ({ thenable: false, validate: make })),
+      // biome-ignore lint/suspicious/noThenProperty: a thenable is the case under test.
       fc.constant({ thenable: true, validate: () => ({ then: () => undefined }) }),
     ),
     fc.oneof(fc.constantFrom('zod', 'acme', 'x'.repeat(5000)), fc.string({ maxLength: 20 })),
