@@ -48,7 +48,8 @@ function oneLine<T>(compile: () => T): T {
 }
 
 export async function runCompileCommand(file: string, flags: CompileFlags, io: Io): Promise<number> {
-  const output = flags.output === undefined ? undefined : writableFile(io.cwd, flags.output, '-o');
+  const output =
+    flags.output === undefined ? undefined : writableFile(io.cwd, flags.output, '-o', [{ label: 'the schema', file }]);
   checkSchemaFileExists(resolve(io.cwd, file), quoteInput(file));
   const schema = readSchemaFile(resolve(io.cwd, file));
   const discriminator =
