@@ -5,7 +5,8 @@
  * entries, `propertyNames`, `dependentRequired`/`dependencies`, discriminator values and the
  * discriminator's name) gets strings built to end a comment, a string literal, a template
  * literal, a regex literal, a line or an HTML script element, each carrying a payload that sets a
- * global flag or creates a file if it ever runs. Each schema is compiled by
+ * global flag or creates a file if it ever runs (or a name of Object.prototype, such as
+ * `__proto__`, which an object literal would take as the prototype). Each schema is compiled by
  * `compileStandaloneModule` (and a sample by the `llmjson compile` command), the module is
  * written, imported and run on values built from the same strings. Nothing may run: not while
  * compiling, not on import, not while validating. The module answers as the run-time ajv
@@ -127,7 +128,7 @@ const FRAGMENTS = [
   '\\u0022',
 ];
 
-/** A string built to leave whatever literal or comment it is written in, with a payload. */
+/** A string built to leave whatever literal or comment it is written in, with a payload; or a prototype's name. */
 const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...BREAKOUTS), fc.constantFrom(...PAYLOADS)).map(([b, p]) => b(p)) },
   {
@@ -140,6 +141,12 @@ const hostileString: fc.Arbitrary<string> = fc.oneof(
       )
       .map(([before, p, after]) => `${before.join('')}${p}${after.join('')}`),
   },
+  // Names an object literal or a lookup may take from the prototype instead of the schema. Not
+  // `toString` or `valueOf`: ajv compares objects for `enum` and `const` with fast-deep-equal,
+  // which calls a value's own `toString`/`valueOf` and throws a TypeError when they are not
+  // functions, in compileSchema's validator as in the module (a crash on the data, not a string
+  // of the schema reaching code).
+  { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'hasOwnProperty', '__proto__*/') },
 );
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
@@ -267,7 +274,15 @@ const hostileCase: fc.Arbitrary<Case> = fc
     chosen.forEach(([name, s], i) => {
       const contribution = (PLACES[name] as Place)(s, dialect);
       properties[`p${i}`] = contribution.schema;
-      Object.assign(definitions, contribution.definitions);
+      // Defined, not assigned: a definition named "__proto__" is a definition.
+      for (const [key, definition] of Object.entries(contribution.definitions ?? {})) {
+        Object.defineProperty(definitions, key, {
+          value: definition,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
       perPlace.push([...contribution.values, ...common(s)]);
     });
     const schema: Record<string, unknown> = { type: 'object', properties };

@@ -38,7 +38,8 @@
  *   name) can end the literal or comment it is written in, here or in the module. Each reaches
  *   code only as a JSON string literal (ajv's and ours) or, the file name, in a one-line
  *   comment; ajv's `sourceURL` comments, which carry `$id`, are not emitted (see
- *   `withoutSourceUrls`). The module holds no `</` and no `<!--` outside what they mean in a
+ *   `withoutSourceUrls`); a `"__proto__"` key in a value ajv writes as an object literal stays a
+ *   key (`ownProtoKeys`). The module holds no `</` and no `<!--` outside what they mean in a
  *   literal (written `<\/`, `<\!--`) and no raw U+2028 or U+2029, so it can also be inlined in an
  *   HTML `<script type="module">` element.
  */
@@ -90,6 +91,18 @@ function withoutSourceUrls(code: string): string {
     );
   }
   return stripped;
+}
+
+/**
+ * ajv writes the schema values its code reads (an `enum`'s members, a `const`) as JSON object
+ * literals, where a `"__proto__"` key sets the object's prototype instead of making a property:
+ * `{"const": {"__proto__": {"a": 1}}}` would accept `{}` and refuse what compileSchema accepts.
+ * As a computed key (`["__proto__"]:`) it is a property, as JSON.parse makes it. In generated
+ * code `"__proto__":` after `{` or `,` is always such a key: inside a string literal the quotes
+ * would be escaped.
+ */
+function ownProtoKeys(code: string): string {
+  return code.replace(/([{,])"__proto__":/g, '$1["__proto__"]:');
 }
 
 /**
@@ -333,7 +346,7 @@ export function compileStandaloneModule(schema: JsonSchema, options: StandaloneO
     validate = dispatchCode(dispatch.property, dispatch.constants, branches, base);
   }
 
-  const generated = withoutSourceUrls(configurationErrors('schema', () => standaloneCode(ajv, refs)));
+  const generated = ownProtoKeys(withoutSourceUrls(configurationErrors('schema', () => standaloneCode(ajv, refs))));
   const { imports, body } = esModuleCode(generated);
   if (body.includes(FORMATS)) {
     imports.push(

@@ -319,6 +319,25 @@ describe('strings from the schema are inert in the module', () => {
     expect(flags.llmjsonImported).toBeUndefined();
   });
 
+  test('a "__proto__" key in an enum member or a const is a key, as at run time, not a prototype', async () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"e":{"enum":[{"__proto__":1}]},"c":{"const":{"__proto__":{"a":1}}}}}',
+    ) as JsonSchema;
+    const module = await standalone(schema);
+    const runtime = compileSchema(schema);
+    const values = [
+      { e: {} },
+      { c: {} },
+      { c: { a: 1 } },
+      JSON.parse('{"e":{"__proto__":1},"c":{"__proto__":{"a":1}}}'),
+    ];
+    for (const value of values) {
+      const result = await module['~standard'].validate(value);
+      expect('value' in result, JSON.stringify(value)).toBe(runtime.validate(value).valid);
+    }
+    expect(await module['~standard'].validate({ e: {} })).toMatchObject({ issues: [{ code: 'enum', path: ['e'] }] });
+  });
+
   test('the module can be inlined in an HTML script element: no </, <!-- or raw U+2028 outside their escapes', async () => {
     const hostile = '</script><!--\u2028\u2029<script>';
     const schema = {
