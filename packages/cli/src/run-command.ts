@@ -23,12 +23,14 @@ import type { Diagnostic } from '@llmjson/core';
 import { quoteInput } from '@llmjson/core/internal';
 import { openAICompatible, ProviderHttpError } from '@llmjson/node';
 import { coerceFromFlag } from './coerce-flag.js';
-import { type DiagnosticsFormat, formatDiagnostic } from './diagnostics-output.js';
+import { type DiagnosticsFormat, formatDiagnostic, MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { OUT_OF_RANGE_REASON, outOfRangeIn, outOfRangeMessage } from './out-of-range.js';
 import { writableFile, writeCheckedOutputFile } from './output-paths.js';
 import { readRegularText } from './read-file.js';
 import { registryFor } from './schema-options.js';
 import { type Io, lineWriter } from './stream-command.js';
+import { terminalLines, terminalText } from './terminal-text.js';
 
 export interface RunFlags {
   readonly prompts: string;
@@ -83,10 +85,10 @@ function retryLine(
   const next = failure.attempt + 1;
   if (format === 'json') {
     const { attempt, detail, path, rule, message, line } = failure;
-    return `${JSON.stringify({ source, retry: { attempt, next, of: retries + 1, detail, path, rule, ...(line === undefined ? {} : { line }), message: quoteInput(message) } })}\n`;
+    return `${terminalLines(JSON.stringify({ source, retry: { attempt, next, of: retries + 1, detail, path, rule, ...(line === undefined ? {} : { line }), message: quoteInput(message) } }))}\n`;
   }
   const where = `${failure.line === undefined ? '' : `line ${failure.line}, `}at ${failure.path === '' ? '/' : failure.path}`;
-  return `${source}: attempt ${failure.attempt} failed: ${failure.detail} ${where} (${failure.rule}): ${quoteInput(failure.message)}; retrying (attempt ${next} of ${retries + 1})\n`;
+  return `${terminalText(`${source}: attempt ${failure.attempt} failed: ${failure.detail} ${where} (${failure.rule}): ${quoteInput(failure.message)}; retrying (attempt ${next} of ${retries + 1})`)}\n`;
 }
 
 /** A `--timeout`-style value in milliseconds: decimal seconds, 0 for no limit. */
@@ -184,7 +186,18 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
   const stream = manager.stream(flags.id, vars, llm);
   let envelope: Envelope;
   try {
-    const print = (value: unknown) => stdout.write(typeof value === 'string' ? value : `${JSON.stringify(value)}\n`);
+    const print = (value: unknown) => {
+      if (typeof value === 'string') return stdout.write(value);
+      const line = JSON.stringify(value);
+      // A number beyond the double range would print as null: reported instead (out-of-range.ts);
+      // the envelope fails with NUMBER_OUT_OF_RANGE, exit 4.
+      const found = outOfRangeIn(value, line);
+      if (found === undefined) return stdout.write(`${line}\n`);
+      const d = { reason: OUT_OF_RANGE_REASON, offset: 0, excerpt: '', message: outOfRangeMessage(found) };
+      const text = formatDiagnostic({ ...d, path: found.path }, flags.diagnostics, source);
+      if (text !== undefined) io.stderr.write(text);
+      return true;
+    };
     for await (const value of stream) {
       if (held !== undefined) held.push(value);
       else if (flags.api !== true) await print(value);
@@ -199,7 +212,7 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
         ? `did not finish within ${timeout.seconds} s`
         : `sent nothing for ${timeout.seconds} s`;
       io.stderr.write(
-        `llmjson run: the model server at ${quoteInput(flags.baseUrl)} ${what} (${timeout.flag}); giving up\n`,
+        `llmjson run: the model server at ${terminalText(quoteInput(flags.baseUrl))} ${what} (${timeout.flag}); giving up\n`,
       );
       return ExitCode.provider;
     }
@@ -207,7 +220,7 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
     const status = error instanceof ProviderHttpError ? ` (HTTP ${error.status})` : '';
     const cause = (error as Error & { cause?: { message?: string } }).cause?.message;
     io.stderr.write(
-      `llmjson: the model server at ${quoteInput(flags.baseUrl)} failed${status}: ${quoteInput((error as Error).message)}${cause === undefined ? '' : ` (${quoteInput(cause)})`}\n`,
+      `llmjson: the model server at ${terminalText(quoteInput(flags.baseUrl))} failed${status}: ${terminalText(quoteInput((error as Error).message))}${cause === undefined ? '' : ` (${terminalText(quoteInput(cause))})`}\n`,
     );
     return ExitCode.provider;
   }
@@ -216,7 +229,9 @@ export async function runRunCommand(flags: RunFlags, io: Io): Promise<number> {
   if (outputFile !== undefined) writeCheckedOutputFile(envelope, outputFile, flags.outputFile ?? '');
   if (envelope.status !== 'succeeded') {
     const error = envelope.error;
-    io.stderr.write(`llmjson: ${envelope.status}: ${error?.detail ?? error?.reason ?? ''}: ${error?.message ?? ''}\n`);
+    io.stderr.write(
+      `llmjson: ${envelope.status}: ${error?.detail ?? error?.reason ?? ''}: ${terminalText(quoteInput(error?.message ?? '', MAX_MESSAGE_LENGTH))}\n`,
+    );
     return ExitCode.format;
   }
   return ExitCode.ok;
