@@ -14,9 +14,16 @@
  * Rules (each one applies only where the part of the value is invalid as it stands: its JSON
  * type, `enum` or `const` does not match, or a required property is missing; a valid value is
  * never touched, and the whole value is returned only if the validator then accepts it):
- * - `string-to-number`: a string that is exactly a JSON number (`"5"`, `"-1.5e3"`; no
- *   surrounding spaces, no `+`, hex, `NaN` or `Infinity`, finite only) where a number (or an
- *   integer, or an `enum`/`const` holding that number) is required.
+ * - `string-to-number`: a string that is exactly a JSON number (`"5"`, `"-1.5e3"`, `"1.0"`,
+ *   `"1e2"`, `"-0"`) where a number (or an integer, or an `enum`/`const` holding that number)
+ *   is required, and only when the number reads back as the number the string wrote: the
+ *   shortest decimal of the double (`String(n)`) has the same decimal value as the string
+ *   (`exactNumber`). Not coerced, and said so in the `schema` diagnostic's message: a string
+ *   with more significant digits than a double keeps (`"9007199254740993"` would read as
+ *   9007199254740992, `"0.30000000000000001"` as 0.3), one beyond the double range
+ *   (`"1e999"`) and one that would underflow to 0 (`"1e-400"`). Not numbers at all, so never
+ *   coerced: surrounding spaces (`" 12 "`), a `+`, trailing text (`"12abc"`), hex
+ *   (`"0x10"`), `"1."`, `".5"`, `NaN` and `Infinity`.
  * - `float-to-integer`: such a string written with a fraction or exponent (`"5.0"`, `"5e0"`)
  *   whose value is an integer, where only an integer is allowed; it needs `string-to-number`
  *   too. A JSON number `5.0` needs nothing: `JSON.parse` gives 5, an integer to every validator.
@@ -38,6 +45,14 @@
  * validator; inside the value: by a structural check of `type`, `enum`, `const`, `required`,
  * `properties`, `items` that every valid value passes), and the fixes name that branch. Two
  * branches that both become valid: nothing is coerced (never a silent choice).
+ *
+ * Refusals: where a rule finds the string it would coerce but the coercion would change what
+ * the string says (the lossy numbers above), nothing is coerced there, and the validator's
+ * invalid result comes back with the reason appended to its message (`; not coerced: …`).
+ * The other rules cannot lose anything: `string-to-boolean` takes exactly `"true"`/`"false"`,
+ * `enum-case` only lands on a value the schema lists (and says which), `default` copies the
+ * schema's own JSON (a default JSON cannot hold, such as NaN in a schema written in code, is
+ * not filled), `null-to-absent` removes only a `null`; none converts a number to a string.
  *
  * Invariants: the input is never mutated (changed objects and arrays are copied on write; keys
  * are set as own properties, so `__proto__` is data); parts nested deeper than
@@ -106,15 +121,16 @@ export function withCoercion(
       const result = compiled.validate(value);
       if (result.valid) return result;
       let coerced: CoercionResult | undefined;
+      const refusals = new Set<string>();
       try {
-        coerced = coercer.coerce(value);
+        coerced = coercer.coerce(value, refusals);
       } catch (error) {
         // A broken configuration (an async Standard Schema) is the caller's; anything else
         // means no coercion, and the validator's verdict stands.
         if (error instanceof ConfigurationError) throw error;
         return result;
       }
-      if (coerced === undefined) return result;
+      if (coerced === undefined) return refusals.size === 0 ? result : withRefusals(result, refusals);
       return {
         valid: true,
         ...(coerced.branch === undefined ? {} : { branch: coerced.branch }),
@@ -130,6 +146,70 @@ export function withCoercion(
     perValidator.set(key, wrapped);
   }
   return wrapped;
+}
+
+/** Most refusals one message lists; the rest are counted. */
+const MAX_REFUSALS_SHOWN = 3;
+
+/** The invalid `result` with why nothing was coerced appended to its message. */
+function withRefusals(result: ValidationResult, refusals: ReadonlySet<string>): ValidationResult {
+  if (result.valid) return result;
+  const listed = [...refusals];
+  const more = listed.length > MAX_REFUSALS_SHOWN ? `; and ${listed.length - MAX_REFUSALS_SHOWN} more` : '';
+  return { ...result, message: `${result.message}; ${listed.slice(0, MAX_REFUSALS_SHOWN).join('; ')}${more}` };
+}
+
+/**
+ * The number a JSON number string denotes, when a double holds it: `String(n)` (the shortest
+ * decimal that reads back as n) has the same decimal value as `text`. Otherwise why not: beyond
+ * the double range, too small (it would read as 0), or more digits than a double keeps.
+ * `text` must match JSON_NUMBER.
+ */
+function exactNumber(text: string): number | string {
+  const number = Number(text);
+  if (!Number.isFinite(number)) return `it is beyond the range of a number (it would read as ${number})`;
+  const key = decimalKey(text);
+  if (key === decimalKey(String(number))) return number;
+  if (number === 0) return 'it is too small for a number (it would read as 0)';
+  return `it has more significant digits than a number keeps (it would read back as ${quoteInput(String(number), 40)})`;
+}
+
+/**
+ * A JSON number string's decimal value, normalised: sign, significant digits, exponent
+ * (`"-1.50e2"` and `"-150"` both give `-15e1`; every zero gives `0`). Loops, not regular
+ * expressions, so that a long run of zeros costs linear time.
+ */
+function decimalKey(text: string): string {
+  let i = 0;
+  const negative = text.charCodeAt(0) === 45; // '-'
+  if (negative) i++;
+  let digits = '';
+  let point = -1;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46)
+      point = digits.length; // '.'
+    else if (c >= 48 && c <= 57) digits += text[i];
+    else break;
+  }
+  const fraction = point < 0 ? 0 : digits.length - point;
+  // After the digits: nothing, or e/E and a signed exponent (JSON_NUMBER has checked the form).
+  let exponent = i < text.length ? BigInt(text.slice(i + 1)) : 0n;
+  exponent -= BigInt(fraction);
+  let start = 0;
+  while (start < digits.length && digits.charCodeAt(start) === 48) start++;
+  if (start === digits.length) return '0';
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 48) end--;
+  exponent += BigInt(digits.length - end);
+  return `${negative ? '-' : ''}${digits.slice(start, end)}e${exponent}`;
+}
+
+/** Whether `node` asks for a number: its `type`, or a number among its `enum`/`const` values. */
+function wantsNumber(node: SchemaObject): boolean {
+  if (typeAllows(node.type, 'number') || typeAllows(node.type, 'integer')) return true;
+  const allowed = allowedValues(node);
+  return allowed?.some((a) => typeof a === 'number') === true;
 }
 
 /**
@@ -290,7 +370,19 @@ class Coercer {
     this.#dispatch = dispatch;
   }
 
-  coerce(value: unknown): CoercionResult | undefined {
+  /** Where the walks of the current `coerce` call record what they refused to coerce, and why. */
+  refusals: Set<string> | undefined;
+
+  coerce(value: unknown, refusals?: Set<string>): CoercionResult | undefined {
+    this.refusals = refusals;
+    try {
+      return this.#coerce(value);
+    } finally {
+      this.refusals = undefined;
+    }
+  }
+
+  #coerce(value: unknown): CoercionResult | undefined {
     const guide = this.#guide;
     if (guide === undefined) return undefined;
     const root = this.#resolve(guide.node);
@@ -506,8 +598,15 @@ class Walk {
         }
       }
       if (this.#has(CoercionRule.stringToNumber) && JSON_NUMBER.test(value)) {
-        const number = Number(value);
-        if (Number.isFinite(number) && localFits(number, node)) {
+        const number = exactNumber(value);
+        if (typeof number === 'string') {
+          // The string is a number, but not one a double holds: coercing would change it.
+          if (wantsNumber(node)) {
+            this.#coercer.refusals?.add(
+              `not coerced: ${show(value)} at ${at(path)} is not exactly a number, ${number} (${CoercionRule.stringToNumber})`,
+            );
+          }
+        } else if (localFits(number, node)) {
           // Written with a fraction or exponent, where only an integer is allowed.
           const float =
             /[.eE]/.test(value) &&
@@ -581,7 +680,10 @@ class Walk {
         if (Object.hasOwn(value, key) || !Object.hasOwn(properties, key)) continue;
         const sub = this.#coercer.resolve(properties[key]);
         if (!isObject(sub) || !Object.hasOwn(sub, 'default') || sub.default === undefined) continue;
-        const copy: unknown = JSON.parse(JSON.stringify(sub.default));
+        const copy: unknown = JSON.parse(JSON.stringify(sub.default) ?? 'null');
+        // A default JSON cannot hold (a schema written in code: NaN, a Date, undefined inside)
+        // would be filled changed: none is filled.
+        if (!jsonEqual(copy, sub.default)) continue;
         out ??= { ...value };
         setOwn(out, key, copy);
         this.#fix(
