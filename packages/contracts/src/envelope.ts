@@ -151,7 +151,7 @@ export function createEnvelope<T = unknown>(input: EnvelopeInput<T>): Envelope<T
       error = {
         reason: 'CONTRACT_VALIDATION_FAILED',
         detail: 'NUMBER_OUT_OF_RANGE',
-        message: `the answer cannot be serialized as JSON: ${(cause as Error).message} (a number out of range?)`,
+        message: `the answer holds a number beyond the double range (about ±1.8e308), read as Infinity, which JSON cannot carry (${(cause as Error).message})`,
       };
       delete result.json;
     }
