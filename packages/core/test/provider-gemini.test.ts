@@ -256,6 +256,74 @@ describe('function calls', () => {
   });
 });
 
+describe('Vertex partialArgs past maxArgumentsLength', () => {
+  const part = (functionCall: object) => ({ candidates: [{ content: { parts: [{ functionCall }] } }] });
+  const sse = (...events: object[]) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
+  const end = {
+    candidates: [{ content: { parts: [{ functionCall: { name: 'g', args: { ok: true } } }] }, finishReason: 'STOP' }],
+  };
+
+  test("an index far past an array's end (its nulls would pass the cap) drops the call: one too-long, no RangeError", () => {
+    const body = sse(
+      part({ name: 'f', willContinue: true }),
+      part({ partialArgs: [{ jsonPath: '$.a[400000000]', numberValue: 1 }], willContinue: true }),
+      part({ partialArgs: [{ jsonPath: '$.b', numberValue: 2 }], willContinue: true }),
+      part({}),
+      end,
+    );
+    const r = decode(body);
+    expect(r.diagnostics.map((d) => [d.reason, d.message])).toEqual([
+      [
+        'too-long',
+        'tool call 0 (f): its arguments are longer than maxArgumentsLength (8388608 characters); the call is dropped',
+      ],
+    ]);
+    expect(r.diagnostics[0]?.toolCall).toEqual({ index: 0, name: 'f' });
+    expect(r.toolCalls).toEqual([
+      { key: 'candidate0.function_call1', index: 1, name: 'g', arguments: '{"ok":true}', complete: true },
+    ]);
+    expect(r.finishReason).toBe('STOP');
+  });
+
+  test('string values appended past the cap drop the call once; later pieces of it are ignored', () => {
+    const body = sse(
+      part({ name: 'f', willContinue: true }),
+      ...Array.from({ length: 6 }, () =>
+        part({ partialArgs: [{ jsonPath: '$.text', stringValue: 'abcdefghij' }], willContinue: true }),
+      ),
+      part({}),
+      end,
+    );
+    const once = (chunks: readonly string[]) => {
+      const diagnostics: string[] = [];
+      const pieces: string[] = [];
+      const decoder = createProviderDecoder(
+        { input: 'auto', maxArgumentsLength: 40 },
+        {
+          text: () => undefined,
+          diagnostic: (d) => diagnostics.push(`${d.reason}: ${d.message}`),
+          toolArguments: (key, delta) => pieces.push(`${key} ${delta}`),
+        },
+      );
+      for (const c of chunks) decoder.write(c);
+      decoder.end();
+      return { diagnostics, pieces, toolCalls: decoder.toolCalls };
+    };
+    const whole = once([body]);
+    expect(whole.diagnostics).toEqual([
+      'too-long: tool call 0 (f): its arguments are longer than maxArgumentsLength (40 characters); the call is dropped',
+    ]);
+    expect(whole.pieces).toEqual(['candidate0.function_call1 {"ok":true}']);
+    expect(whole.toolCalls.map((c) => c.name)).toEqual(['g']);
+    for (const size of [1, 7, 50]) {
+      const chunks = Array.from({ length: Math.ceil(body.length / size) }, (_, i) =>
+        body.slice(i * size, (i + 1) * size),
+      );
+      expect(once(chunks), `size ${size}`).toEqual(whole);
+    }
+  });
+});
+
 describe('configuration', () => {
   test("'gemini' is an input; the format is detected under auto", () => {
     const sink = { text() {}, diagnostic() {} };

@@ -86,6 +86,13 @@ export interface FormatContext {
   findCall(key: string): CallState | undefined;
   /** A piece of a call's arguments; a piece for a closed call is reported, not delivered. */
   emitArguments(call: CallState, delta: string | undefined): void;
+  /** Longest arguments of a call, in characters (what a format that assembles arguments itself checks). */
+  readonly maxArgumentsLength: number;
+  /**
+   * Drops a call whose arguments, assembled by the format, would pass `maxArgumentsLength`: one
+   * `too-long` diagnostic (`excerpt` shows what passed it), and nothing more of it is delivered.
+   */
+  dropCall(call: CallState, excerpt: string): void;
   /** The provider closed the call: empty arguments become its up-front input, or `{}`. */
   close(call: CallState): void;
   /** The message's end marker: every call is closed, a refusal is reported. */

@@ -151,7 +151,7 @@ class Decoder implements ProviderDecoder, FormatContext {
   private readonly sink: ProviderSink;
   private readonly framer: EventFramer;
   private readonly maxLength: number;
-  private readonly maxArgumentsLength: number;
+  readonly maxArgumentsLength: number;
   private readonly keepArguments: boolean;
   /** Whether the input may be a binary AWS event stream (`bedrock`, `auto`). */
   private readonly binaryAllowed: boolean;
@@ -479,7 +479,7 @@ class Decoder implements ProviderDecoder, FormatContext {
       return;
     }
     if (delta.length > this.maxArgumentsLength - call.length) {
-      this.drop(call, delta);
+      this.dropCall(call, call.pieces === '' ? delta : call.pieces);
       return;
     }
     if (this.keepArguments) call.pieces += delta;
@@ -493,9 +493,10 @@ class Decoder implements ProviderDecoder, FormatContext {
    * forgotten (so memory stays bounded however long the provider goes on), and no later piece
    * delivered, so a consumer never sees arguments cut at an arbitrary character as complete.
    */
-  private drop(call: CallState, delta: string): void {
+  dropCall(call: CallState, text: string): void {
+    if (call.dropped) return;
     // The start of the arguments (what excerptAround shows), not a copy of megabytes of them.
-    const excerpt = (call.pieces === '' ? delta : call.pieces).slice(0, 200);
+    const excerpt = text.slice(0, 200);
     call.dropped = true;
     call.reported = true;
     call.pieces = '';

@@ -11,9 +11,10 @@
  *   one piece when the call closes. Vertex's streamed arguments (`functionCall.willContinue`,
  *   then parts with `partialArgs[] = {jsonPath, stringValue | numberValue | boolValue |
  *   nullValue, willContinue}`, then a part without `willContinue`) are assembled at their
- *   `jsonPath` (string values appended) and delivered serialized, as one piece, when the call
- *   closes: they are values at paths, not JSON text, so no piece is a prefix of the arguments
- *   before the call is whole. A call still open when the stream ends is cut (`complete: false`,
+ *   `jsonPath` (string values appended; past `maxArgumentsLength`, counting the `null`s an
+ *   index past an array's end makes, the call is dropped) and delivered serialized, as one
+ *   piece, when the call closes: they are values at paths, not JSON text, so no piece is a
+ *   prefix of the arguments before the call is whole. A call still open when the stream ends is cut (`complete: false`,
  *   no arguments).
  * - Finish: `candidates[0].finishReason`, the provider's own word (`STOP`, `MAX_TOKENS`...), ends
  *   the answer (every call is closed). `STOP` and `MAX_TOKENS` are normal ends (`MAX_TOKENS`
@@ -79,9 +80,14 @@ function container(next: PathSegment): Json | unknown[] {
   return typeof next === 'number' ? [] : (Object.create(null) as Json);
 }
 
-/** Arguments assembled from `partialArgs`, string values appended at their path. */
+/**
+ * Arguments assembled from `partialArgs`, string values appended at their path. `size` counts
+ * at least the characters their JSON will take (the holes an index far past an array's end
+ * leaves serialize as `null`s), so that `maxArgumentsLength` bounds them while they assemble.
+ */
 class PartialArguments {
   readonly root: Json = Object.create(null) as Json;
+  size = 2;
 
   /** Applies one piece; false when its path or value is not understood. */
   apply(piece: Json): boolean {
@@ -102,15 +108,30 @@ class PartialArguments {
         parent = child as Json | unknown[];
       } else {
         const made = container(next);
-        if (!set(parent, segment, made)) return false;
+        if (!this.set(parent, segment, made)) return false;
+        this.size += 2;
         parent = made;
       }
     }
     const last = path[path.length - 1] as PathSegment;
     const current: unknown = (parent as Record<PathSegment, unknown>)[last];
     // A string value continues the string already at its path.
-    return set(parent, last, typeof value === 'string' && typeof current === 'string' ? current + value : value);
+    const appended = typeof value === 'string' && typeof current === 'string';
+    if (!this.set(parent, last, appended ? current + value : value)) return false;
+    this.size += typeof value === 'string' ? value.length + (appended ? 0 : 2) : String(value).length;
+    return true;
   }
+
+  /** Sets a slot, counting what it adds to the JSON (a member's key, an array's new elements). */
+  private set(parent: Json | unknown[], key: PathSegment, value: unknown): boolean {
+    if (Array.isArray(parent) !== (typeof key === 'number')) return false;
+    if (Array.isArray(parent)) this.size += Math.max(0, (key as number) + 1 - parent.length) * 5;
+    else if (!Object.hasOwn(parent, key)) this.size += (key as string).length + 4;
+    // Past the cap nothing is set: the call is dropped, and a huge index makes no huge array.
+    return this.size <= this.cap && set(parent, key, value);
+  }
+
+  constructor(private readonly cap: number) {}
 }
 
 function set(parent: Json | unknown[], key: PathSegment, value: unknown): boolean {
@@ -196,13 +217,21 @@ class GeminiReader implements FormatReader {
       const n = this.calls++;
       const call = this.context.call(`candidate0.function_call${n}`, n, str(fn.id), name);
       if (isObject(fn.args)) call.initial = JSON.stringify(fn.args);
-      open = { call, args: new PartialArguments() };
+      open = { call, args: new PartialArguments(this.context.maxArgumentsLength) };
       this.open = open;
     } else {
       this.context.call(open.call.key, open.call.index, str(fn.id), name);
     }
     for (const piece of partial) {
-      if ((!isObject(piece) || !open.args.apply(piece)) && !this.badPieceReported) {
+      if (open.call.dropped) break;
+      const applied = isObject(piece) && open.args.apply(piece);
+      if (open.args.size > this.context.maxArgumentsLength) {
+        // Past the cap: the call is dropped (one diagnostic), and what was assembled forgotten.
+        this.context.dropCall(open.call, isObject(piece) ? (str(piece.jsonPath) ?? '') : '');
+        open.args = new PartialArguments(0);
+        break;
+      }
+      if (!applied && !this.badPieceReported) {
         this.badPieceReported = true;
         this.context.report(
           DiagnosticReason.unrecognized,
@@ -219,7 +248,9 @@ class GeminiReader implements FormatReader {
     const open = this.open;
     if (open === undefined) return;
     this.open = undefined;
-    if (Object.keys(open.args.root).length > 0) open.call.initial = JSON.stringify(open.args.root);
+    if (!open.call.dropped && Object.keys(open.args.root).length > 0) {
+      open.call.initial = JSON.stringify(open.args.root);
+    }
     this.context.close(open.call);
   }
 
