@@ -264,6 +264,20 @@ describe('OpenAI chat completions: what real servers also send', () => {
     expect(responses.diagnostics.map((d) => d.message)).toEqual(['the model refused: No.']);
   });
 
+  test('a long refusal is kept to its first 500 characters; the message says how long it was', () => {
+    const piece = 'No. '.repeat(250);
+    const body = sse(...Array.from({ length: 40 }, () => chunk({ refusal: piece })), chunk({}, 'stop'));
+    const whole = run([body], 'openai');
+    expect(whole.diagnostics).toHaveLength(1);
+    expect(whole.diagnostics[0]?.message).toBe(`the model refused: ${'No. '.repeat(125)}… (40000 characters)`);
+    for (const size of [1, 9, 1000]) {
+      const chunks = Array.from({ length: Math.ceil(body.length / size) }, (_, i) =>
+        body.slice(i * size, (i + 1) * size),
+      );
+      expect(run(chunks, 'openai'), `size ${size}`).toEqual(whole);
+    }
+  });
+
   test('complete and closed say whether the end marker and [DONE] arrived', () => {
     const cut = runProviderDecoder([sse(chunk({ content: 'a' }))], 'openai');
     const done = runProviderDecoder([sse(chunk({ content: 'a' }), chunk({}, 'stop'), '[DONE]')], 'openai');

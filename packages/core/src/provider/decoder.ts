@@ -112,6 +112,9 @@ import type {
   Usage,
 } from './types.js';
 
+/** Most of a refusal's text kept for its diagnostic; the rest is counted (a refusal can stream without end). */
+const REFUSAL_KEPT = 500;
+
 const BODY_UNDECIDED = 0;
 const BODY_TEXT = 1;
 const BODY_BINARY = 2;
@@ -174,6 +177,8 @@ class Decoder implements ProviderDecoder, FormatContext {
   private decodingOffset = 0;
   /** Refusal text of the current message (chat `delta.refusal`, Responses `response.refusal.delta`). */
   private refusal = '';
+  /** Its length: past REFUSAL_KEPT characters it is counted, not kept. */
+  private refusalLength = 0;
   private readonly calls: CallState[] = [];
   private readonly callsByKey = new Map<string, CallState>();
 
@@ -529,7 +534,8 @@ class Decoder implements ProviderDecoder, FormatContext {
   }
 
   refuse(text: string): void {
-    this.refusal += text;
+    if (this.refusal.length < REFUSAL_KEPT) this.refusal += text.slice(0, REFUSAL_KEPT - this.refusal.length);
+    this.refusalLength += text.length;
   }
 
   /**
@@ -537,9 +543,17 @@ class Decoder implements ProviderDecoder, FormatContext {
    * dropping it would leave an empty answer with no reason: it is reported once the message ends.
    */
   reportRefusal(): void {
-    if (this.refusal === '') return;
-    const text = this.refusal;
+    if (this.refusalLength === 0) return;
+    let text = this.refusal;
+    const length = this.refusalLength;
     this.refusal = '';
+    this.refusalLength = 0;
+    if (length > text.length) {
+      // The message quotes the start of a long refusal and says how long it was.
+      const code = text.charCodeAt(text.length - 1);
+      if (code >= 0xd800 && code <= 0xdbff) text = text.slice(0, -1);
+      text = `${text}… (${length} characters)`;
+    }
     this.diagnose(
       DiagnosticReason.providerError,
       this.decodingLine,
