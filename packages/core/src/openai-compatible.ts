@@ -49,7 +49,7 @@
  * loaded, so a Node or browser user passes and receives exactly the platform's types.
  */
 
-import type { Diagnostic } from './diagnostics.js';
+import { type Diagnostic, quoteInput } from './diagnostics.js';
 import { LlmjsonError } from './errors.js';
 import type { ReadableStreamLike } from './from-async.js';
 import type { LlmResult } from './llm-result.js';
@@ -374,7 +374,10 @@ async function readErrorBody(response: ResponseView, limits: CallLimits): Promis
 }
 
 function streamError(error: ProviderError): Error {
-  return new Error(`openai-compatible: the provider reported an error in the stream: ${error.message}`);
+  // The provider's message is as long as its event (up to maxEventLength): quoted, bounded.
+  return new Error(
+    `openai-compatible: the provider reported an error in the stream: ${quoteInput(error.message, 1000)}`,
+  );
 }
 
 /** Creates the `llm` function for an OpenAI-compatible server. */

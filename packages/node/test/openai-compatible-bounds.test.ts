@@ -71,6 +71,11 @@ beforeAll(async () => {
       );
       return;
     }
+    if (path === '/long-stream-error') {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(`data: ${JSON.stringify({ error: { message: 'y'.repeat(MIB), type: 'server_error' } })}\n\n`);
+      return;
+    }
     response.writeHead(404).end();
   });
   server.listen(0, '127.0.0.1');
@@ -141,5 +146,21 @@ describe('openAICompatible: tool-call arguments', () => {
     expect(result.finishReason).toBe('tool_calls');
     expect(diagnostics.map((d) => d.reason)).toEqual(['too-long']);
     expect(diagnostics[0]).toMatchObject({ toolCall: { index: 0, id: 'call_1', name: 'search' } });
+  });
+});
+
+describe('openAICompatible: an error in the stream', () => {
+  test('a 1 MiB error message in the stream throws a bounded message that gives its length', async () => {
+    const result = await openAICompatible({ baseURL: `${baseURL}/long-stream-error`, model: 'm' })({ prompt: 'hi' });
+    const error = await (async () => {
+      for await (const _ of result.output);
+    })().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toMatch(
+      /^openai-compatible: the provider reported an error in the stream: y+… \(1048576 characters\)$/,
+    );
+    expect(error?.message.length).toBeLessThan(1200);
   });
 });
