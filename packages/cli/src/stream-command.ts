@@ -57,7 +57,7 @@ import {
 import { openInputFile, writableFile, writeCheckedOutputFile } from './output-paths.js';
 import type { Context, SchemaFlags } from './schema-options.js';
 import { loadSchemaFlags } from './schema-options.js';
-import { terminalLines, terminalText } from './terminal-text.js';
+import { terminalLines, terminalOutput, terminalText } from './terminal-text.js';
 
 export type Mode = 'jsonl' | 'json' | 'salvage' | 'partial' | 'elements';
 
@@ -119,6 +119,9 @@ const OUTPUT_BATCH = 65_536;
  * value is printed as soon as the turn that found it ends and a big input costs a few writes,
  * not one per value. `write` gives false once the reader went away (`| head -1`); when a full
  * batch meets a slow reader it returns a promise that waits for `drain`. `flush` writes what waits: call it before returning.
+ * On a terminal, the C1 and bidi characters inside printed JSON strings are written as \u escapes
+ * (the same JSON, read back the same), and so are controls other than newline and tab in a text
+ * answer (terminal-text.ts); a pipe or file gets the bytes as they are.
  */
 export function lineWriter(stdout: Writable): {
   write(line: string): boolean | Promise<boolean>;
@@ -128,6 +131,7 @@ export function lineWriter(stdout: Writable): {
   let closed = false;
   let pending = '';
   let scheduled = false;
+  const terminal = (stdout as { isTTY?: boolean }).isTTY === true;
   stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') closed = true;
   });
@@ -158,7 +162,7 @@ export function lineWriter(stdout: Writable): {
     // Synchronous unless a full batch has to be written: no promise per printed value.
     write(line: string): boolean | Promise<boolean> {
       if (closed) return false;
-      pending += line;
+      pending += terminal ? terminalOutput(line) : line;
       if (pending.length >= OUTPUT_BATCH) return flush();
       if (!scheduled) {
         scheduled = true;

@@ -21,6 +21,11 @@ const UNSAFE_BUT_NEWLINE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
   /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+/** The same, newline and tab aside: for an answer's own text printed on a terminal. */
+const UNSAFE_BUT_LAYOUT =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
 function escapeCharacter(character: string): string {
   return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
@@ -42,4 +47,14 @@ export function terminalText(text: string): string {
 export function terminalLines(text: string): string {
   UNSAFE_BUT_NEWLINE.lastIndex = 0;
   return UNSAFE_BUT_NEWLINE.test(text) ? text.replace(UNSAFE_BUT_NEWLINE, escapeCharacter) : text;
+}
+
+/**
+ * What a command prints on stdout when stdout is a terminal (JSON lines, a text prompt's answer):
+ * as `terminalLines`, except that tabs are kept too (they only move the cursor to the next stop).
+ * Printed JSON stays the same JSON: only characters inside its strings are escaped.
+ */
+export function terminalOutput(text: string): string {
+  UNSAFE_BUT_LAYOUT.lastIndex = 0;
+  return UNSAFE_BUT_LAYOUT.test(text) ? text.replace(UNSAFE_BUT_LAYOUT, escapeCharacter) : text;
 }

@@ -1,7 +1,7 @@
 import { test as fcTest } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { terminalLines, terminalText } from '../src/terminal-text.js';
+import { terminalLines, terminalOutput, terminalText } from '../src/terminal-text.js';
 
 const runs = process.env.CI ? 1000 : 200;
 
@@ -52,4 +52,11 @@ describe('terminalLines', () => {
       for (const c of line) expect(ESCAPED(c.codePointAt(0) as number)).toBe(false);
     },
   );
+});
+
+describe('terminalOutput', () => {
+  fcTest.prop([text], { numRuns: runs })('keeps newlines and tabs, escapes the rest as terminalText does', (s) => {
+    const out = terminalOutput(s);
+    expect(out.split('\n')).toEqual(s.split('\n').map((line) => line.split('\t').map(terminalText).join('\t')));
+  });
 });
