@@ -3,7 +3,8 @@
  * bidi controls, line separators, as raw bytes, as JSON escapes decoded into keys and strings,
  * or as random bytes — every CLI mode's text output on stderr holds none of them raw: only the
  * newlines that end its lines, each line a diagnostic (`llmjson …`) or its excerpt (`    | …`).
- * `--diagnostics json` stays JSON that reads back to the same characters. Under arbitrary chunking.
+ * `--diagnostics json` stays JSON (that reads back to the same characters), with none raw either.
+ * Under arbitrary chunking.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -131,7 +132,8 @@ describe('text diagnostics never put a raw control or bidi character on the term
         fc.constantFrom('text', 'auto'),
         fc.boolean(),
         fc.boolean(),
-        async ([bytes, points], mode, input, withSchema, failFast) => {
+        fc.constantFrom('text', 'json'),
+        async ([bytes, points], mode, input, withSchema, failFast, diagnostics) => {
           const argv: string[] =
             mode === 'tools'
               ? ['tools', '--tools', 'fixtures/cli/weather-tools.json', ...(failFast ? ['--fail-fast'] : [])]
@@ -142,9 +144,18 @@ describe('text diagnostics never put a raw control or bidi character on the term
                   ...(withSchema ? ['--schema', mode === 'elements' ? ARRAY_SCHEMA : OBJECT_SCHEMA] : []),
                   ...(withSchema && failFast && mode !== 'salvage' ? ['--fail-fast'] : []),
                 ];
+          argv.push('--diagnostics', diagnostics);
           const run = await runCli(argv, { stdin: splitAt(bytes, points) });
           expect([0, 3, 4], `${argv.join(' ')}: exit ${run.code}\n${run.err.slice(0, 500)}`).toContain(run.code);
-          expectTerminalSafe(run.err, argv.join(' '));
+          if (diagnostics === 'text') expectTerminalSafe(run.err, argv.join(' '));
+          else {
+            // JSON diagnostics: each line a JSON object, nothing raw; verdict lines stay text.
+            expect(rawUnsafe(run.err), argv.join(' ')).toEqual([]);
+            for (const line of run.err.split('\n')) {
+              if (line.startsWith('{')) expect(() => JSON.parse(line)).not.toThrow();
+              else if (line !== '') expect(line).toMatch(/^llmjson/);
+            }
+          }
         },
       ),
       { numRuns: hostileRuns },
