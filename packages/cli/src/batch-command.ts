@@ -7,8 +7,9 @@
  *
  * Model names and ids come from the records, so they can be anything: the tables (stderr and
  * markdown) show each at most `MAX_CELL_LENGTH` characters, control characters and bidi
- * overrides escaped; messages quote them at most 200 characters, escaped the same way. The
- * JSON report and the result lines keep them whole: they are data, joined by programs.
+ * controls escaped (terminal-text.ts); messages quote them at most 200 characters, escaped the
+ * same way. The JSON report and the result lines keep them whole: they are data, joined by
+ * programs.
  *
  * `--workers` is clamped to the machine's cores (`availableParallelism()`), with a note on
  * stderr: more threads than cores only cost memory. No output may be an input (`--out
@@ -32,6 +33,7 @@ import { ExitCode, UsageError } from './exit-codes.js';
 import { checkOutputsApart, fileProblem, type NamedFile, writableFile } from './output-paths.js';
 import { type SchemaFlags, schemaFromFlags } from './schema-options.js';
 import type { Io } from './stream-command.js';
+import { terminalText } from './terminal-text.js';
 
 export interface BatchFlags extends SchemaFlags {
   readonly mode: ClassifyMode;
@@ -57,35 +59,15 @@ function emptyCounts(): Counts {
 /** Widest a model name is shown in a table, in characters (an ellipsis marks a cut). */
 export const MAX_CELL_LENGTH = 60;
 
-/** C0 and C1 controls, DEL, and the bidi embeddings, overrides and isolates. */
-function unsafe(code: number): boolean {
-  return (
-    code <= 0x1f ||
-    (code >= 0x7f && code <= 0x9f) ||
-    (code >= 0x202a && code <= 0x202e) ||
-    (code >= 0x2066 && code <= 0x2069)
-  );
-}
-
-/** Control characters and bidi overrides as `\uXXXX`: a name may not drive the terminal. Called on bounded text only. */
-export function escapeControls(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    out += unsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : text[i];
-  }
-  return out;
-}
-
 /** A name from the input as a message quotes it: cut (quoteInput), escaped. */
 function quoteName(text: string): string {
-  return escapeControls(quoteInput(text));
+  return terminalText(quoteInput(text));
 }
 
 /** A name as a table shows it: escaped, at most MAX_CELL_LENGTH characters (`…` at a cut); markdown: `|` escaped. */
 export function tableCell(text: string, markdown = false): string {
   // Only the head is looked at: a 5 MB name costs no more than a short one.
-  let shown = escapeControls(text.slice(0, MAX_CELL_LENGTH + 1));
+  let shown = terminalText(text.slice(0, MAX_CELL_LENGTH + 1));
   if (markdown) shown = shown.replace(/[|\\]/g, (c) => `\\${c}`);
   if (shown.length <= MAX_CELL_LENGTH && text.length <= MAX_CELL_LENGTH) return shown;
   let end = MAX_CELL_LENGTH - 1;
