@@ -19,8 +19,9 @@ import type { Diagnostic, SchemaInput } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
 import { isStandardSchema } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
 import { everyChunkSize } from '../support/chunking.js';
-import { decodeEverySplit } from '../support/collect.js';
+import { decodeEverySplit, streamChunks } from '../support/collect.js';
 import { salvageChunks } from '../support/salvage.js';
 import { definitionRelationshipJsonSchema, definitionRelationshipVendors } from '../support/standard-schemas.js';
 
@@ -131,5 +132,26 @@ describe('salvage: the same answer through JSON Schema and Standard Schema', () 
       );
       expect(run.stats).toEqual(reference.stats);
     });
+  });
+});
+
+describe('a vendor whose validate misbehaves, through the Node JSONL stream', () => {
+  test('a zod refine that throws: each line is a schema diagnostic, the stream ends normally', async () => {
+    const schema = z.object({ id: z.string() }).refine(() => {
+      throw new Error('refine exploded');
+    });
+    const lines = '{"id": "a"}\n{"id": "b"}\n';
+    for (const [label, chunks] of everyChunkSize(lines, 8)) {
+      const run = await streamChunks(chunks, { schema });
+      expect(run.values, label).toEqual([]);
+      expect(
+        run.diagnostics.map((d) => [d.reason, d.line]),
+        label,
+      ).toEqual([
+        ['schema', 1],
+        ['schema', 2],
+      ]);
+      expect(run.diagnostics[0]?.message).toMatch(/^the zod schema's validate threw Error: refine exploded; /);
+    }
   });
 });
