@@ -78,7 +78,10 @@ export interface Diagnostic {
   readonly excerpt: string;
   /** One sentence saying what is wrong (or what was recovered). */
   readonly message: string;
-  /** Validator errors, for `schema`. */
+  /**
+   * Validator errors, for `schema`: at most MAX_SCHEMA_ERRORS, then (when the validator reported
+   * more) one last entry with keyword `errors-omitted` whose `params.omitted` counts the rest.
+   */
   readonly errors?: readonly SchemaError[];
   /** Discriminator value of the branch the value was validated against. */
   readonly branch?: string;
