@@ -5,10 +5,13 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { openAISse } from '../../../test/support/provider.js';
 
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -66,6 +69,45 @@ describe('llmjson binary', () => {
       expect(report.totals.records).toBe(5000);
       expect(readFileSync(join(dir, 'r.md'), 'utf8')).toContain('| all | 5000 | 5000 |');
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  test('`run --output-file o.json | head -1`: the output file is still written, exit 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-epipe-'));
+    // 10 000 objects: far more than a pipe holds, so the writes after `head` has gone fail.
+    const answer = Array.from({ length: 10_000 }, (_, i) => `{"n": ${i}}`).join('\n');
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(openAISse(answer, 'stop', 4096));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      writeFileSync(
+        join(dir, 'prompts.json'),
+        JSON.stringify({ prompts: { x: { prompt: 'Count.', 'response-type': 'jsonl', schema: { type: 'object' } } } }),
+      );
+      const command = `set -o pipefail; "${process.execPath}" "${BIN}" run --prompts prompts.json --id x --base-url ${url} --model m --output-file o.json | head -1`;
+      // Not spawnSync: the server answers from this process.
+      const child = spawn('bash', ['-c', command], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
+      const code = await new Promise<number | null>((done) => child.on('close', done));
+      expect(stdout).toBe('{"n":0}\n');
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      const written = JSON.parse(readFileSync(join(dir, 'o.json'), 'utf8')) as unknown[];
+      expect(written).toHaveLength(10_000);
+      expect(written.at(-1)).toEqual({ n: 9999 });
+    } finally {
+      await new Promise((done) => server.close(done));
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
