@@ -370,20 +370,33 @@ async function streamCommand(
       path: where.path,
     });
   };
+  /** Whether the value `print` was last given could be printed. */
+  let printable = true;
   /**
-   * Prints one value (unless --api), and says whether it could be: a number beyond the double
-   * range (1e999 parses as Infinity) would print as `null`, so such a value is reported instead.
+   * Prints one value (unless --api); `printable` says whether it could be: a number beyond the
+   * double range (1e999 parses as Infinity) would print as `null`, so such a value is reported
+   * instead, where `source` (the engine's output item) says it starts. Nothing is allocated per value.
    */
-  const print = (value: unknown, at: ValueAt): { printable: boolean; written: boolean | Promise<boolean> } => {
+  const print = (value: unknown, source?: unknown): boolean | Promise<boolean> => {
     // JSON.stringify writes a number beyond the double range as `null`: only a line that holds a
     // `null` is looked at again, value by value (--api prints no line: the value is walked).
     const line = flags.api === true ? undefined : JSON.stringify(value);
     const found = outOfRangeIn(value, line);
+    printable = found === undefined;
     if (found !== undefined) {
-      reportOutOfRange(found, at);
-      return { printable: false, written: true };
+      reportOutOfRange(found, valueAt(source));
+      return true;
     }
-    return { printable: true, written: line === undefined ? true : stdout.write(`${line}\n`) };
+    return line === undefined ? true : stdout.write(`${line}\n`);
+  };
+  const valueAt = (source: unknown): ValueAt => {
+    if (source === undefined) return { offset: 0 };
+    if (mode === 'partial') return { offset: lines.length };
+    if (mode === 'jsonl') {
+      const record = source as JsonlRecord;
+      return { offset: record.offset, line: record.line, endLine: record.endLine };
+    }
+    return { offset: (source as { start: number }).start };
   };
 
   let json: unknown;
@@ -470,7 +483,7 @@ async function streamCommand(
       // A recovered document (a trailing comma removed, a value coerced) is printed, and each recovery said.
       for (const d of outcome.diagnostics ?? []) onDiagnostic(d);
       json = outcome.json;
-      await print(json, { offset: 0 }).written;
+      await print(json);
     } else if (outcome !== undefined) {
       status = outcome.status;
       failure =
@@ -497,24 +510,16 @@ async function streamCommand(
       const ended = await consume(output, (out) => {
         if (mode === 'partial') {
           // --api prints no snapshot: the document is looked at once, at the end.
-          return flags.api === true ? true : print(out, { offset: lines.length }).written;
+          return flags.api === true ? true : print(out, out);
         }
-        let value: unknown;
-        let at: ValueAt;
-        if (mode === 'jsonl') {
-          const record = out as JsonlRecord;
-          value = record.value;
-          at = { offset: record.offset, line: record.line, endLine: record.endLine };
-        } else {
-          value = (out as { value: unknown }).value;
-          at = { offset: (out as { start: number }).start };
-        }
-        const printed = print(value, at);
-        if (printed.printable) {
+        // jsonl reads records (for a value's line), salvage and elements their own: each has its value.
+        const value = (out as { value: unknown }).value;
+        const written = print(value, out);
+        if (printable) {
           valueCount++;
           if (keepValues) values.push(value);
         }
-        return printed.written;
+        return written;
       });
       if (ended === 'stopped') {
         // The reader went away (`| head -1`): stop quietly.
@@ -530,8 +535,7 @@ async function streamCommand(
     } else if (mode === 'partial') {
       const complete = (engine as ReturnType<typeof createPartialStream>).complete;
       json = (engine as ReturnType<typeof createPartialStream>).value;
-      if (complete && json === null && (flags.emit ?? 'changes') === 'snapshots')
-        await print(null, { offset: 0 }).written;
+      if (complete && json === null && (flags.emit ?? 'changes') === 'snapshots') await print(null);
       if (outOfRange === undefined) {
         const found = outOfRangeIn(json);
         if (found !== undefined) reportOutOfRange(found, { offset: lines.length });
