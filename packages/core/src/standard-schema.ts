@@ -181,24 +181,9 @@ type Check = (value: unknown) => Verdict;
 /** How a message shows a value the vendor threw or returned: bounded, never throwing. */
 function describe(value: unknown): string {
   try {
-    switch (typeof value) {
-      case 'undefined':
-        return 'undefined';
-      case 'string':
-        return `the string ${JSON.stringify(quoteInput(value))}`;
-      case 'number':
-      case 'boolean':
-      case 'bigint':
-        return `the ${typeof value} ${quoteInput(String(value))}`;
-      case 'symbol':
-        return `a symbol ${JSON.stringify(quoteInput(value.description ?? ''))}`;
-      case 'function':
-        return 'a function';
-      default:
-        if (value === null) return 'null';
-        if (Array.isArray(value)) return `an array of ${value.length}`;
-        return 'an object';
-    }
+    if (typeof value === 'string') return `the string ${JSON.stringify(quoteInput(value))}`;
+    if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+    return typeof value === 'symbol' || typeof value === 'function' ? `a ${typeof value}` : String(value);
   } catch {
     return 'a value that cannot be read';
   }
@@ -215,7 +200,7 @@ function describeThrown(thrown: unknown): string {
   } catch {
     // An Error whose name or message throws when read: described by its kind below.
   }
-  return `${describe(thrown)} (not an Error)`;
+  return describe(thrown);
 }
 
 /** `isStackOverflow` for anything thrown: a value whose prototype or getters throw is not one. */
@@ -229,7 +214,7 @@ function overflowed(thrown: unknown): boolean {
 
 /** The verdict for a `validate` that misbehaved: one error, whose message says what it did. */
 function misbehaved(vendor: string, what: string): Verdict {
-  const message = `the ${vendor} schema's validate ${what}; a Standard Schema's validate must return { value } or { issues: [...] } with at least one issue, without throwing: fix the schema (a refinement, check or transform that throws) or report it to its vendor; the value is left out as invalid`;
+  const message = `the ${vendor} schema's validate ${what}; it must return { value } or { issues } (at least one) without throwing: fix the schema or report it to its vendor`;
   const errors: SchemaError[] = [
     { path: '', keyword: STANDARD_VALIDATE_KEYWORD, message, schemaPath: `~standard/${vendor}`, params: {} },
   ];
@@ -430,14 +415,14 @@ function compileUncached(schema: StandardSchemaV1, options: CompileOptions): Com
   } catch (cause) {
     throw new ConfigurationError(
       ConfigurationErrorCode.schemaInvalid,
-      `unsupported Standard Schema: reading its ~standard threw ${describeThrown(cause)}; supported: version 1 with a validate function`,
+      `unsupported Standard Schema: reading its ~standard threw ${describeThrown(cause)}`,
       { cause },
     );
   }
   if (version !== 1 || typeof validateStandard !== 'function') {
     throw new ConfigurationError(
       ConfigurationErrorCode.schemaInvalid,
-      `unsupported Standard Schema: version ${typeof version === 'number' ? quoteInput(String(version)) : describe(version)} with ${typeof validateStandard === 'function' ? 'a' : 'no'} validate function; supported: version 1`,
+      `unsupported Standard Schema: version ${describe(version)} with ${typeof validateStandard === 'function' ? 'a' : 'no'} validate function; supported: version 1`,
     );
   }
   // Quoted once, here: the vendor's name goes into every message and every error's schemaPath.
