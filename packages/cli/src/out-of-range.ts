@@ -10,7 +10,7 @@ import type { Diagnostic, DiagnosticReason } from '@llmjson/core';
 import { quoteInput } from '@llmjson/core/internal';
 
 /** The diagnostic reason of a value that holds a number beyond the double range. */
-export const OUT_OF_RANGE_REASON = 'out-of-range';
+export const OUT_OF_RANGE_REASON = 'out-of-range' as const;
 
 /** The envelope's `error.detail` for a run that met such a value. */
 export const OUT_OF_RANGE_DETAIL = 'NUMBER_OUT_OF_RANGE';

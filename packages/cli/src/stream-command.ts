@@ -135,24 +135,31 @@ export function lineWriter(stdout: Writable): {
   stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') closed = true;
   });
+  // One wait for 'drain' however many flushes need it (one set of listeners, not one per
+  // flush: a slow pipe had eleven waiting), and nothing more is written until it comes.
+  let draining: Promise<void> | undefined;
+  const drained = (): Promise<void> => {
+    draining ??= new Promise<void>((done) => {
+      const finish = () => {
+        stdout.off('drain', finish);
+        stdout.off('error', finish);
+        stdout.off('close', finish);
+        draining = undefined;
+        done();
+      };
+      stdout.on('drain', finish);
+      stdout.on('error', finish);
+      stdout.on('close', finish);
+    });
+    return draining;
+  };
   const flush = async (): Promise<boolean> => {
+    while (draining !== undefined) await draining;
     if (closed) return false;
     if (pending === '') return true;
     const text = pending;
     pending = '';
-    if (!stdout.write(text)) {
-      await new Promise<void>((done) => {
-        const finish = () => {
-          stdout.off('drain', finish);
-          stdout.off('error', finish);
-          stdout.off('close', finish);
-          done();
-        };
-        stdout.on('drain', finish);
-        stdout.on('error', finish);
-        stdout.on('close', finish);
-      });
-    }
+    if (!stdout.write(text)) await drained();
     return !closed;
   };
   return {

@@ -1,4 +1,5 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { lineWriter } from '../src/stream-command.js';
 
@@ -28,4 +29,27 @@ describe('lineWriter', () => {
   test('into a pipe or file, the bytes as JSON.stringify wrote them', async () => {
     expect(await written(false)).toBe(LINE);
   });
+});
+
+test('a slow stdout: one wait for drain however many turns wrote, every line delivered in order', async () => {
+  let received = '';
+  const stdout = new Writable({
+    highWaterMark: 16,
+    write(chunk: Buffer, _encoding, done) {
+      received += chunk.toString();
+      setTimeout(done, 2);
+    },
+  });
+  const writer = lineWriter(stdout);
+  let most = 0;
+  const sent: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    sent.push(`{"line":${i}}\n`);
+    await writer.write(sent[i] as string);
+    await nextTurn();
+    most = Math.max(most, stdout.listenerCount('drain'));
+  }
+  await writer.flush();
+  expect(most).toBeLessThanOrEqual(1);
+  expect(received).toBe(sent.join(''));
 });
