@@ -14,6 +14,7 @@ import { fileProblem } from './output-paths.js';
 import { notRegular, readRegularText } from './read-file.js';
 import { registryFor } from './schema-options.js';
 import type { Io } from './stream-command.js';
+import { terminalText } from './terminal-text.js';
 
 export async function runCheckCommand(
   target: string | undefined,
@@ -60,7 +61,9 @@ export async function runCheckCommand(
       // Swapped for a FIFO or grown past the cap since the check above: still one line, exit 2.
       if (error instanceof UsageError) throw error;
       problems++;
-      io.stderr.write(`${name}: PROMPT_INVALID: not JSON: ${quoteInput((error as Error).message)}\n`);
+      io.stderr.write(
+        `${terminalText(`${name}: PROMPT_INVALID: not JSON: ${quoteInput((error as Error).message)}`)}\n`,
+      );
       continue;
     }
     const report = checkCatalog(config, registry);
@@ -68,7 +71,7 @@ export async function runCheckCommand(
     for (const p of report.problems) {
       problems++;
       io.stderr.write(
-        `${name}: ${p.promptId === undefined ? '' : `prompt "${quoteInput(p.promptId)}": `}${p.code}: ${p.message}\n`,
+        `${terminalText(`${name}: ${p.promptId === undefined ? '' : `prompt "${quoteInput(p.promptId)}": `}${p.code}: ${p.message}`)}\n`,
       );
     }
     for (const p of report.prompts) {
@@ -78,7 +81,9 @@ export async function runCheckCommand(
           : p.schema === 'inline'
             ? 'inline schema'
             : `${quoteInput(p.schema)} (${p.root}: ${quoteInput(p.file ?? '')})`;
-      io.stdout.write(`${name}: prompt "${quoteInput(p.promptId)}": ${p.responseType}, ${schema}: ok\n`);
+      io.stdout.write(
+        `${terminalText(`${name}: prompt "${quoteInput(p.promptId)}": ${p.responseType}, ${schema}: ok`)}\n`,
+      );
     }
   }
   io.stderr.write(

@@ -2,6 +2,9 @@
  * Usage errors quote what the command line gave (a file name from a glob, an option): a control
  * or bidi character in it is written as a \u escape, never raw, and the message stays one line.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../../../test/support/cli.js';
 
@@ -35,4 +38,23 @@ describe('usage errors quote the command line without its control characters', (
     expect(raw(r.err)).toEqual([]);
     expect(r.err.split('\n').filter((l) => l !== '' && !l.startsWith('(run with --help'))).toHaveLength(1);
   });
+});
+
+test('llmjson check: a prompt id with control characters is quoted escaped, in problems and in ok lines', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmjson-check-terminal-'));
+  const file = join(dir, 'prompts.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      prompts: {
+        [`bad${TITLE}`]: { prompt: 'x', 'response-type': 'json' },
+        [`ok\u202e${TITLE}`]: { prompt: 'x', 'response-type': 'text' },
+      },
+    }),
+  );
+  const r = await runCli(['check', file], { stdin: [] });
+  expect(r.code).toBe(2);
+  expect(r.err).toContain('prompt "bad\\u001b]0;PWNED\\u0007": ');
+  expect(r.out).toContain('prompt "ok\\u202e\\u001b]0;PWNED\\u0007": text');
+  expect(raw(r.err + r.out)).toEqual([]);
 });
