@@ -16,7 +16,7 @@ export const ExitCode = {
   usage: 2,
   /** The model server failed: connection refused, an HTTP error, an error event in its stream, or a timeout (`run --timeout`, `--total-timeout`). */
   provider: 3,
-  /** Format error: no JSON, a schema mismatch or past `--max-length` (json), a dropped line with `--strict`, fewer than `--require N` objects. */
+  /** Format error: no JSON, a schema mismatch or past `--max-length` (json), a dropped line with `--strict`, fewer than `--require N` objects, a value holding a number beyond the double range (it cannot be printed). */
   format: 4,
   /** Interrupted (SIGINT). */
   interrupted: 130,
@@ -37,7 +37,8 @@ export const EXIT_CODES_HELP = `Exit codes:
        the answer is longer than --max-length; a dropped line with --strict;
        fewer than --require N valid objects; an answer cut off at the token
        limit (finish reason "length") or a provider stream that ended before
-       the answer did
+       the answer did; a value holding a number beyond the double range
+       (1e999: JSON cannot print it), reported as out-of-range
   130  interrupted
 A reader of stdout that goes away (| head -1) is no error: printing stops;
 batch still writes its --report and run its --output-file, and the exit
