@@ -394,7 +394,12 @@ async function streamCommand(
       reportOutOfRange(found, valueAt(source));
       return true;
     }
-    return line === undefined ? true : stdout.write(`${line}\n`);
+    if (line === undefined) return true;
+    const written = stdout.write(`${line}\n`);
+    // With a file to write, a reader of stdout that goes away (`| head -1`) does not end the run:
+    // the rest is read, and the file written, without printing.
+    if (outputFile === undefined) return written;
+    return written instanceof Promise ? written.then(() => true) : true;
   };
   const valueAt = (source: unknown): ValueAt => {
     if (source === undefined) return { offset: 0 };

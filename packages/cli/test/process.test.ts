@@ -73,6 +73,34 @@ describe('llmjson binary', () => {
     }
   }, 90_000);
 
+  test.each([
+    ['jsonl', (i: number) => `{"n": ${i}}`, '\n'],
+    ['salvage', (i: number) => `Item: {"n": ${i}}`, '\n'],
+  ])(
+    '`%s --output-file o.json | head -1`: the output file is still written with every value, exit 0',
+    (mode, line, separator) => {
+      const dir = mkdtempSync(join(tmpdir(), 'llmjson-epipe-'));
+      try {
+        // Far more lines than a pipe holds (64 KiB), so the writes after `head` has gone fail.
+        writeFileSync(join(dir, 'answer.txt'), Array.from({ length: 20_000 }, (_, i) => line(i)).join(separator));
+        const r = spawnSync(
+          'bash',
+          ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" ${mode} answer.txt --output-file o.json | head -1`],
+          { cwd: dir, encoding: 'utf8', timeout: 60_000 },
+        );
+        expect(r.stdout).toBe('{"n":0}\n');
+        expect(r.stderr).toBe('');
+        expect(r.status).toBe(0);
+        const written = JSON.parse(readFileSync(join(dir, 'o.json'), 'utf8')) as unknown[];
+        expect(written).toHaveLength(20_000);
+        expect(written.at(-1)).toEqual({ n: 19_999 });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
+
   test('`run --output-file o.json | head -1`: the output file is still written, exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'llmjson-epipe-'));
     // 10 000 objects: far more than a pipe holds, so the writes after `head` has gone fail.
