@@ -33,12 +33,14 @@
  * and only the branch a value names runs.
  */
 
-import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { _, Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import equalModule from 'ajv/dist/runtime/equal.js';
 import addFormatsModule from 'ajv-formats';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { capSchemaErrors, quoteInput, type SchemaError } from './diagnostics.js';
+import { jsonEqual } from './json-equal.js';
 import { linearRegExp, useLinearFormats } from './linear-regexp.js';
 import { isObject, rejectReferenceCycles } from './reference-cycles.js';
 import {
@@ -99,9 +101,25 @@ export function ajvFor(
     validateSchema: true,
     code: { ...code, regExp: linearRegExp },
   });
+  useJsonEqual(ajv);
   addFormats(ajv);
   useLinearFormats(ajv);
   return { ajv, draft07: dialect === Ajv };
+}
+
+type Equal = (a: unknown, b: unknown) => boolean;
+// ajv's equality module is CommonJS: Node hands over `module.exports` ({ default }), a bundler may
+// hand over the function itself.
+const ajvEqual: Equal = (equalModule as unknown as { default?: Equal }).default ?? (equalModule as unknown as Equal);
+
+/**
+ * `enum`, `const` and `uniqueItems` compare with jsonEqual instead of ajv's own equality, which
+ * calls a value's own `valueOf` or `toString` (json-equal.ts). ajv's keywords ask the instance's
+ * scope for their equality function by the function itself; registering ours under that key
+ * first makes every one of them, in compiled code and in standalone code alike, use ours.
+ */
+function useJsonEqual(ajv: Ajv): void {
+  ajv.scope.value('func', { key: ajvEqual, ref: jsonEqual, code: _`require("@llmjson/core/ajv").jsonEqual` });
 }
 
 /** ajv's errors as SchemaErrors: at most MAX_SCHEMA_ERRORS, then the count of the rest (capSchemaErrors). */

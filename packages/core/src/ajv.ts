@@ -6,11 +6,12 @@
  * `llmjson compile` instead (docs/decisions/017-validator-seam.md).
  *
  * `compileStandaloneModule` is what `llmjson compile` runs: the source of an ES module that
- * validates without compiling at run time. That module imports `linearRegExp` and
+ * validates without compiling at run time. That module imports `linearRegExp`, `jsonEqual` and
  * `useLinearFormats` from here; every export of this entry is side-effect free, so a bundler
- * keeps those two (and re2js) and leaves ajv's compiler out.
+ * keeps those three (and re2js) and leaves ajv's compiler out.
  */
 
 export { compileStandaloneModule, type StandaloneOptions } from './ajv-standalone.js';
 export { compileSchema } from './ajv-validator.js';
+export { jsonEqual } from './json-equal.js';
 export { linearRegExp, useLinearFormats } from './linear-regexp.js';
