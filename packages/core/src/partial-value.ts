@@ -48,6 +48,8 @@
  *    update that `flush()` or the end forces (`flush(limit)` forces at most `limit` slots).
  *    Slots are counted in time, not in members: an array element is one, an object member
  *    OBJECT_MEMBER_SLOTS (copying an object's member costs about that many array elements).
+ *    An update is also paid for once the members added since the previous one are as many as
+ *    the open containers held then (they doubled): at most 3 members copied per member added.
  *    Which writes carry an update depends on the chunking; the updates' values and the
  *    concatenated changes obey 1-8 like any others.
  * 7. Chunking does not matter: the final snapshot and the concatenated change lists' effect
@@ -157,8 +159,10 @@ export interface PartialOptions<S extends SchemaInput = SchemaInput> extends Val
    * which costs a copy of each container on a changed path (an array of n items: n per
    * update, so a growing array costs quadratic time). `'paced'`: immutable snapshots too, but
    * an update is handed out only once the input since the previous one pays for the copies it
-   * will cause — the containers open around the value in flight, in slots (array elements and
-   * object members): at most 64, or at most `snapshotBudget` per character; else it is
+   * will cause — the containers open around the value in flight, in slots (an array element
+   * one, an object member 32: its copy takes that long): at most 64 members, at most
+   * `snapshotBudget` slots per character, or once the members added since the previous update
+   * are as many as were open then; else it is
    * deferred, its changes going out with the next update, which `flush()`, the document's end
    * (closed, stopped or cut off) and `end()` always deliver. Linear time, and while the open
    * containers hold at most 64 slots still an update per write (decision 020). `false`: no
@@ -395,6 +399,9 @@ class Builder implements ScanEvents {
   private readonly budget: number;
   /** Characters written since the last update was handed out (paced). */
   private credit = 0;
+  /** Members added (elements and keys) since the last update, and the open slots at it (paced). */
+  private addedSince = 0;
+  private openAtUpdate = 0;
   /** An update is deferred (paced): its changes wait in `changes`. */
   private pending = false;
   /** Where subtrees find their sub-schemas: the JSON Schema, or a Standard Schema's export. */
@@ -702,6 +709,7 @@ class Builder implements ScanEvents {
       const parent = this.frames[depth - 1] as Frame;
       parent.members++;
       this.openSlots++;
+      this.addedSince++;
       if (!parent.isArray) this.openKeys++;
     }
     this.prefix?.start(depth, c, start, path);
@@ -900,6 +908,8 @@ class Builder implements ScanEvents {
     }
     this.pending = false;
     this.credit = 0;
+    this.addedSince = 0;
+    this.openAtUpdate = this.openSlots;
     this.placeString();
     const changes = this.track ? this.changes : NO_CHANGES;
     const count = this.changeCount;
@@ -930,9 +940,17 @@ class Builder implements ScanEvents {
     return this.openSlots + (OBJECT_MEMBER_SLOTS - 1) * this.openKeys;
   }
 
-  /** The input since the last update pays for the copies that handing one out now causes. */
+  /**
+   * The input since the last update pays for the copies that handing one out now causes: at
+   * `snapshotBudget` slots per character, or because the members added since then are at least
+   * as many as were open at it (the open containers doubled). The second keeps a wide object
+   * of short members (`"a1":1,` is 7 characters, 28 slots at budget 4, less than a key's 32)
+   * showing as it grows; the copies it allows are at most 3 members per member added. Not
+   * with a budget of 0 (updates then wait for `flush()`, a small one, or the end).
+   */
   private paidFor(): boolean {
-    return this.copyCost() <= this.credit * this.budget;
+    const cost = this.copyCost();
+    return cost <= this.credit * this.budget || (this.budget > 0 && this.addedSince >= this.openAtUpdate);
   }
 
   /** A subtree (not the root) closed: check it against its sub-schema, when there is one. */

@@ -61,6 +61,21 @@ describe('wide objects in paced snapshots: copies linear in the input', () => {
     }
   }
 
+  test('a wide object of short members (8 characters, 32 slots at budget 4: what a key costs) still shows as it grows', () => {
+    const n = 20_000;
+    const members: string[] = [];
+    for (let i = 0; i < n; i++) members.push(`"${(i + 1296).toString(36)}":0`);
+    const text = `{${members.join(',')}}`;
+    for (const size of [16, 4096]) {
+      const snapshots = snapshotsOf(text, size);
+      expect(snapshots.at(-1)).toEqual(JSON.parse(text));
+      // Past the floor of 64 members, each time the object has doubled at least.
+      const sizes = snapshots.map((s) => Object.keys(s as object).length).filter((k) => k > 64 && k < n);
+      expect(sizes.length, `size ${size}`).toBeGreaterThanOrEqual(5);
+      expect(copiedBetween(snapshots).keys).toBeLessThanOrEqual(3 * n);
+    }
+  });
+
   test('a wide object nested in objects and arrays: the copies of every open container count', () => {
     const n = 20_000;
     const text = `{"meta": {"id": 1, "rows": [{"cells": ${wideObject(n)}}]}, "after": true}`;
