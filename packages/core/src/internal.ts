@@ -26,6 +26,7 @@ export { type InlineCodeSpan, inlineCodeSpans, isFenceLine } from './fence.js';
 export { aiSdkLine } from './from-ai-sdk.js';
 export { JsonScanner, type JsonScannerOptions, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './json-scanner.js';
 export { checkJsonlOptions } from './jsonl-decoder.js';
+export { TIMER_FLUSH_SLOTS } from './partial-value.js';
 export { PrefixChecker, type PrefixCheckOptions } from './prefix-check.js';
 export { PROVIDER_DECODER_STATE } from './provider/types.js';
 export { elementSchemaAt, formatSchemaErrors, subSchemaAt } from './schema-validator.js';

@@ -1104,6 +1104,16 @@ class Builder implements ScanEvents {
   }
 }
 
+/**
+ * Most a snapshot that the Node and Web partial streams' timer hands out
+ * (`flush(TIMER_FLUSH_SLOTS)`) may cost the next chunk in copies, in the builder's slots (an
+ * array element one, an object member 32): about a millisecond at most. A larger
+ * held-back snapshot waits for the input to pay for it (`snapshotBudget`), a later chunk or
+ * the end. Unbounded, a timer firing between the chunks of a fast source copied a wide object
+ * whole every 16 ms: quadratic time (decision 020, addendum of 2026-11-27).
+ */
+export const TIMER_FLUSH_SLOTS = 16_384;
+
 /** Creates a partial-value builder. Throws ConfigurationError for a broken configuration. */
 export function createPartialBuilder<S extends SchemaInput = SchemaInput>(
   options: PartialOptions<S>,

@@ -21,6 +21,7 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
+import { TIMER_FLUSH_SLOTS } from '@llmjson/core/internal';
 import { withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
@@ -180,15 +181,6 @@ const BUILDER_GETTERS = {
     return this[BUILDER].complete;
   },
 };
-
-/**
- * Most a snapshot that the timer hands out may cost the next chunk in copies, in the builder's
- * slots (an array element one, an object member 32): about a millisecond at most. A larger
- * held-back snapshot waits for the input to pay for it (`snapshotBudget`), a later chunk or
- * the end. Unbounded, a timer firing between the chunks of a fast source copied a wide object
- * whole every 16 ms: quadratic time (decision 020, addendum of 2026-11-27).
- */
-const TIMER_FLUSH_SLOTS = 16_384;
 
 /** `maxSnapshotDelay`, checked: milliseconds, a finite number ≥ 0. */
 function snapshotDelay(value: number | undefined): number {

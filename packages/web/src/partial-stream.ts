@@ -19,6 +19,7 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
+import { TIMER_FLUSH_SLOTS } from '@llmjson/core/internal';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
 export interface PartialStreamOptions<S extends SchemaInput = SchemaInput>
@@ -139,15 +140,6 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
   }
   return stream as PartialStream<unknown, unknown>;
 }
-
-/**
- * Most a snapshot that the timer hands out may cost the next chunk in copies, in the builder's
- * slots (an array element one, an object member 32): about a millisecond at most. A larger
- * held-back snapshot waits for the input to pay for it (`snapshotBudget`), a later chunk or
- * the end. Unbounded, a timer firing between the chunks of a fast source copied a wide object
- * whole every 16 ms: quadratic time (decision 020, addendum of 2026-11-27).
- */
-const TIMER_FLUSH_SLOTS = 16_384;
 
 /** `maxSnapshotDelay`, checked: milliseconds, a finite number ≥ 0. */
 function snapshotDelay(value: number | undefined): number {
