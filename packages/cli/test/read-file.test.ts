@@ -6,17 +6,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { thrownBy } from '../../../test/support/thrown.js';
 import { DEFAULT_MAX_FILE_BYTES, readRegularFile, readRegularText, UnreadableFileError } from '../src/read-file.js';
 
-function refusal(run: () => unknown): UnreadableFileError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UnreadableFileError);
-    return error as UnreadableFileError;
-  }
-  throw new Error('expected an UnreadableFileError');
-}
+const refusal = (run: () => unknown): UnreadableFileError => thrownBy(UnreadableFileError, run);
 
 describe('readRegularFile', () => {
   const dir = mkdtempSync(join(tmpdir(), 'llmjson-read-file-'));

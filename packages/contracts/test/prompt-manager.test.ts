@@ -16,6 +16,7 @@ import {
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { chunkText, numRuns, splitAt } from '../../../test/support/chunking.js';
+import { thrownBy } from '../../../test/support/thrown.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../fixtures/contracts/', import.meta.url));
 const config = JSON.parse(readFileSync(join(FIXTURES, 'prompts.json'), 'utf8')) as unknown;
@@ -39,15 +40,7 @@ function scripted(text: string, size = 3, extra: { finishReason?: string; model?
   return { llm, requests };
 }
 
-function configError(run: () => unknown): ContractConfigurationError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ContractConfigurationError);
-    return error as ContractConfigurationError;
-  }
-  throw new Error('expected a ContractConfigurationError');
-}
+const configError = (run: () => unknown): ContractConfigurationError => thrownBy(ContractConfigurationError, run);
 
 const manager = createPromptManager(config, { registry });
 

@@ -9,16 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContractConfigurationError, readSchemaFile } from '@llmjson/contracts';
 import { describe, expect, test } from 'vitest';
+import { thrownBy } from '../../../test/support/thrown.js';
 
-function failure(run: () => unknown): ContractConfigurationError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ContractConfigurationError);
-    return error as ContractConfigurationError;
-  }
-  throw new Error('expected a ContractConfigurationError');
-}
+const failure = (run: () => unknown): ContractConfigurationError => thrownBy(ContractConfigurationError, run);
 
 describe('readSchemaFile: regular files of at most 64 MiB', () => {
   test('a file one byte past 64 MiB is refused by its size, not read', () => {

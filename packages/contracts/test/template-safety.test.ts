@@ -17,18 +17,11 @@ import {
   renderTemplate,
 } from '@llmjson/contracts';
 import { afterEach, beforeEach, describe, expect, type MockInstance, test, vi } from 'vitest';
+import { thrownBy } from '../../../test/support/thrown.js';
 
 const PROTOTYPE_NAMES = [...new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__'])];
 
-function configError(run: () => unknown): ContractConfigurationError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ContractConfigurationError);
-    return error as ContractConfigurationError;
-  }
-  throw new Error('expected a ContractConfigurationError');
-}
+const configError = (run: () => unknown): ContractConfigurationError => thrownBy(ContractConfigurationError, run);
 
 /** A manager with one text prompt. */
 function single(prompt: string, system?: string) {

@@ -13,20 +13,13 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
 import { numRuns } from '../../../test/support/chunking.js';
+import { thrownBy } from '../../../test/support/thrown.js';
 
 const DRAFT_2019 = 'https://json-schema.org/draft/2019-09/schema';
 const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
 
 /** The ConfigurationError `compile` throws (the test fails when it throws nothing). */
-function configurationError(compile: () => unknown): ConfigurationError {
-  try {
-    compile();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigurationError);
-    return error as ConfigurationError;
-  }
-  throw new Error('expected a ConfigurationError');
-}
+const configurationError = (run: () => unknown): ConfigurationError => thrownBy(ConfigurationError, run);
 
 function invalid(result: ValidationResult): Extract<ValidationResult, { valid: false }> {
   expect(result.valid).toBe(false);

@@ -11,20 +11,13 @@ import { type } from 'arktype';
 import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
+import { thrownBy } from '../../../test/support/thrown.js';
 import { ConfigurationError, ConfigurationErrorCode } from '../src/configuration-error.js';
 import { jsonSchemaOf } from '../src/standard-schema.js';
 import { checkStructuredOutputOptions, strictSchemaProblems, structuredOutput } from '../src/structured-output.js';
 
 /** The ConfigurationError `run` throws. */
-function configurationError(run: () => unknown): ConfigurationError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigurationError);
-    return error as ConfigurationError;
-  }
-  throw new Error('expected a ConfigurationError');
-}
+const configurationError = (run: () => unknown): ConfigurationError => thrownBy(ConfigurationError, run);
 
 const person = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',

@@ -32,20 +32,13 @@ import { elementSchemaAt, jsonSchemaOf, subSchemaAt } from '@llmjson/core/intern
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { everyChunkSize } from '../../../test/support/chunking.js';
+import { thrownBy } from '../../../test/support/thrown.js';
 
 const sink = { value() {}, diagnostic() {} };
 const partialSink = { update() {}, diagnostic() {} };
 
 /** The ConfigurationError `create` throws (the test fails when it throws nothing else). */
-function configurationError(create: () => unknown): ConfigurationError {
-  try {
-    create();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigurationError);
-    return error as ConfigurationError;
-  }
-  throw new Error('expected a ConfigurationError');
-}
+const configurationError = (run: () => unknown): ConfigurationError => thrownBy(ConfigurationError, run);
 
 /** A document with a list of integers: a JSON Schema every engine below is given. */
 const document: JsonSchema = {
