@@ -103,6 +103,7 @@ export {
   type SalvageSource,
   type SalvageStats,
 } from './salvage-scanner.js';
+export { SCHEMA_CACHE_LIMIT, schemaCache } from './schema-intern.js';
 export {
   type CompiledSchema,
   type CompileOptions,
@@ -110,6 +111,7 @@ export {
   ConfigurationErrorCode,
   type JsonSchema,
   type JsonSchemaCompiler,
+  type SchemaWarning,
   type ValidationResult,
 } from './schema-validator.js';
 export type { SchemaInput, SchemaValue, StandardSchemaV1 } from './standard-schema.js';

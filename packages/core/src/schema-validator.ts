@@ -58,8 +58,24 @@ export type ValidationResult =
       readonly message: string;
     };
 
+/**
+ * Something a compiler noticed in a schema that does not stop it from being used: a `format` it
+ * does not know (checked as any string), a keyword it ignores, a part the prefix checks cannot
+ * check before it closes. Given once per schema to the `onWarning` option; never printed.
+ */
+export interface SchemaWarning {
+  /** What kind: `unknown-format`, `ignored-keyword`, `prefix-unchecked`, … */
+  readonly kind: string;
+  /** One line for humans, naming the keyword and the value at fault. */
+  readonly message: string;
+  /** Where in the schema, as a JSON pointer (`#/properties/port/format`), when known. */
+  readonly schemaPath?: string;
+}
+
 export interface CompiledSchema {
   validate(value: unknown): ValidationResult;
+  /** What the compiler noticed but could use anyway (unknown formats…): the `onWarning` option receives them. */
+  readonly warnings?: readonly SchemaWarning[];
   /** The discriminator property in use, when dispatch is active. */
   readonly discriminator?: string;
   /** Allowed discriminator values, in branch order. */
