@@ -43,6 +43,7 @@ import { capSchemaErrors, quoteInput, type SchemaError } from './diagnostics.js'
 import { jsonEqual } from './json-equal.js';
 import { linearRegExp, useLinearFormats } from './linear-regexp.js';
 import { isObject, rejectReferenceCycles } from './reference-cycles.js';
+import { internSchema } from './schema-intern.js';
 import {
   type CompiledSchema,
   type CompileOptions,
@@ -280,7 +281,11 @@ function buildSelector(
 const cache = new WeakMap<object, Map<string, CompiledSchema>>();
 const booleanSchemas = new Map<string, CompiledSchema>();
 
-/** Compiles `schema` once; later calls with the same schema object reuse the validator. */
+/**
+ * Compiles `schema` once per content: later calls with the same object, or with a new object of
+ * the same content (parsed again, spread from a base), reuse the validator, which is compiled
+ * from and cached on the content's private frozen representative (schema-intern.ts).
+ */
 export function compileSchema(schema: JsonSchema, options: CompileOptions = {}): CompiledSchema {
   const key = options.discriminator === undefined ? '' : JSON.stringify(options.discriminator);
   if (typeof schema === 'boolean') {
@@ -293,5 +298,6 @@ export function compileSchema(schema: JsonSchema, options: CompileOptions = {}):
     return compiled;
   }
   if (!isObject(schema)) return compileUncached(schema, options);
-  return compiledOnce(cache, schema, key, () => compileUncached(schema, options));
+  const representative = internSchema(schema);
+  return compiledOnce(cache, representative, key, () => compileUncached(representative, options));
 }

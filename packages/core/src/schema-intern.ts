@@ -22,12 +22,24 @@
  *   use it, and its compiled artefacts with it (they hang off it in WeakMaps); a new object with
  *   its content then makes a new representative. A limit of 0 turns content lookup off: only
  *   identity is cached.
- * - What JSON cannot carry (a cycle, a BigInt, a schema too deep for `JSON.stringify`) is not
- *   interned: the object is its own representative, and compiles per object as before.
- * - Booleans and non-objects are returned as they are.
+ * - Only a schema that JSON carries exactly is interned, since the representative is its JSON
+ *   copy. A cycle, a BigInt, a schema too deep for `JSON.stringify`, and any value JSON would
+ *   change (`undefined`, a function or symbol, a hole in an array, a non-finite number, an object
+ *   with `toJSON` or of a class other than a plain object or array: a Date, a Map, a RegExp, a
+ *   boxed primitive) would hand the compilers a different schema from the one given (Infinity
+ *   becomes null, a Map becomes {}, an invalid `properties: { a: undefined }` becomes valid): such
+ *   a schema is its own representative, and compiles per object as before.
+ * - Own `__proto__` keys (from JSON.parse) survive: JSON.stringify writes them and JSON.parse
+ *   creates them as own data properties again, never as the prototype.
+ * - Recency counts every use: a representative reached through its input object (the identity
+ *   path) is moved to the most recent end too, so a hot schema passed as one long-lived object is
+ *   not evicted by a stream of one-off contents.
+ * - Booleans and non-objects are returned as they are. With a limit of 0 an object not seen
+ *   before is returned as it is (no copy, no freeze): exactly the per-object caching of before.
  *
  * Memory: each cached content costs its JSON text (the key) plus the representative, plus what
- * is compiled from it.
+ * is compiled from it (the copy takes a few times the text's length). Input objects are held
+ * weakly: the cache never keeps a caller's object alive.
  */
 
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
@@ -43,6 +55,8 @@ const byContent = new Map<string, object>();
 const byObject = new WeakMap<object, object>();
 /** The representatives themselves, which map to themselves without a lookup by content. */
 const representatives = new WeakSet<object>();
+/** A cached representative → its content key, to refresh its recency on an identity hit. */
+const keyOf = new WeakMap<object, string>();
 
 function deepFreeze(value: unknown): void {
   const todo: unknown[] = [value];
@@ -54,40 +68,79 @@ function deepFreeze(value: unknown): void {
   }
 }
 
+/** Thrown out of JSON.stringify when a value would not survive the round trip. */
+const LOSSY = new Error('not carried exactly by JSON');
+
+/**
+ * JSON.stringify's replacer, called with the holder as `this` and the value after `toJSON`:
+ * it lets through only what JSON.parse gives back unchanged.
+ */
+function exactly(this: unknown, key: string, value: unknown): unknown {
+  // The value JSON saw differs from the holder's own: a toJSON replaced it (a Date's is a string).
+  if ((this as Record<string, unknown>)[key] !== value) throw LOSSY;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      if (Number.isFinite(value)) return value;
+      throw LOSSY;
+    case 'object': {
+      if (value === null) return value;
+      if (Array.isArray(value)) return value;
+      // A plain object of any realm: its prototype is null or a prototype-less Object.prototype.
+      const prototype = Object.getPrototypeOf(value) as object | null;
+      if (prototype === null || Object.getPrototypeOf(prototype) === null) return value;
+      throw LOSSY;
+    }
+    default:
+      throw LOSSY;
+  }
+}
+
+/** The content key of `schema`, or undefined when JSON cannot carry it exactly. */
+function contentKey(schema: object): string | undefined {
+  try {
+    const key = JSON.stringify(schema, exactly);
+    return typeof key === 'string' && key[0] === '{' ? key : undefined;
+  } catch {
+    // LOSSY, a cycle, a BigInt, a throwing getter, or a schema deeper than the stack.
+    return undefined;
+  }
+}
+
+/** Moves `key` to the most recently used end. */
+function touch(key: string, representative: object): void {
+  byContent.delete(key);
+  byContent.set(key, representative);
+}
+
 /** The representative of `schema`'s content (see the file's contract). */
 export function internSchema<T extends JsonSchema>(schema: T): T {
   if (typeof schema !== 'object' || schema === null) return schema;
-  if (representatives.has(schema)) return schema;
-  const known = byObject.get(schema);
-  if (known !== undefined) return known as T;
-  let key: string | undefined;
-  try {
-    key = JSON.stringify(schema);
-  } catch {
-    key = undefined;
+  const known = representatives.has(schema) ? schema : byObject.get(schema);
+  if (known !== undefined) {
+    const key = keyOf.get(known);
+    if (key !== undefined && byContent.get(key) === known) touch(key, known);
+    return known as T;
   }
-  if (typeof key !== 'string' || key[0] !== '{') {
+  if (limit === 0) return schema;
+  const key = contentKey(schema);
+  if (key === undefined) {
     representatives.add(schema);
     return schema;
   }
-  let representative = limit === 0 ? undefined : byContent.get(key);
+  let representative = byContent.get(key);
   if (representative !== undefined) {
-    // Most recently used goes last.
-    byContent.delete(key);
-    byContent.set(key, representative);
+    touch(key, representative);
   } else {
-    try {
-      representative = JSON.parse(key) as object;
-      deepFreeze(representative);
-    } catch {
-      representatives.add(schema);
-      return schema;
-    }
+    // JSON.parse reads iteratively, so a key JSON.stringify could write always parses back.
+    representative = JSON.parse(key) as object;
+    deepFreeze(representative);
     representatives.add(representative);
-    if (limit !== 0) {
-      byContent.set(key, representative);
-      evict();
-    }
+    keyOf.set(representative, key);
+    byContent.set(key, representative);
+    evict();
   }
   byObject.set(schema, representative);
   return representative as T;

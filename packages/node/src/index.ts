@@ -44,8 +44,19 @@ export {
   type SalvagedValue,
   type SalvageSource,
   type SalvageStats,
+  /**
+   * The schema cache. Streams compile a schema (validator, prefix rules, sub-schemas) once per
+   * content, so a schema parsed from a file per request, or spread from a base object, compiles
+   * once, not per stream. `schemaCache.limit` bounds the distinct contents kept (default
+   * SCHEMA_CACHE_LIMIT, 1000; least recently used out first; a non-negative integer, else a
+   * ConfigurationError OPTION_INVALID), 0 keeps compiled schemas per schema object only;
+   * `schemaCache.size` counts the contents held and `schemaCache.clear()` forgets them. A schema
+   * object is read once: changing it after a stream used it changes nothing.
+   */
+  SCHEMA_CACHE_LIMIT,
   type SchemaInput,
   type SchemaValue,
+  schemaCache,
   type ToolCall,
   type ToolCallInfo,
   type ToolCallState,
