@@ -21,10 +21,13 @@
  *   `additionalProperties` and `enum` as `compileSchema`'s one-line message shows them.
  *   `jsonSchema.input()` and `.output()` return the schema, so the engines find the same
  *   discriminator dispatch as for the JSON Schema itself.
- * - Compiled as `compileSchema` (ajv-validator.ts) compiles: same dialects, options and
- *   formats, reference cycles rejected, every pattern and format linear-time (a pattern that
+ * - Compiled as `compileSchema` (ajv-validator.ts) compiles: same dialects (draft-04 to
+ *   2020-12, by the root's `$schema`; draft-04 code needs nothing from ajv-draft-04 at run time,
+ *   only ajv's runtime modules), options and formats, reference cycles rejected, every pattern and format linear-time (a pattern that
  *   cannot be, such as a lookahead, is a ConfigurationError SCHEMA_INVALID), the schema
  *   meta-validated; every problem is a ConfigurationError raised here, never in the module.
+ * - Quiet: what ajv notices while compiling (an unknown format) goes to `options.onWarning`, as
+ *   `compileSchema` puts it on `CompiledSchema.warnings`; nothing is printed.
  * - Dispatch parity: when `findDispatch` finds a discriminator (or `options.discriminator`
  *   names one), one validator is generated per branch, each compiled in place from its JSON
  *   pointer into the root as `compileSchema` compiles it, plus one for the root's other
@@ -46,11 +49,11 @@
 
 import { type Ajv, Name } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { ajvFor, configurationErrors } from './ajv-validator.js';
+import { type AjvSetup, ajvFor, configurationErrors, schemaId } from './ajv-validator.js';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { quoteInput } from './diagnostics.js';
 import { isObject, rejectReferenceCycles } from './reference-cycles.js';
-import { type CompileOptions, findDispatch, type JsonSchema } from './schema-validator.js';
+import { type CompileOptions, findDispatch, type JsonSchema, type SchemaWarning } from './schema-validator.js';
 
 type StandaloneCode = (ajv: Ajv, refs: Record<string, string>) => string;
 // CommonJS: its default export arrives either as the function or wrapped.
@@ -61,6 +64,11 @@ const standaloneCode: StandaloneCode =
 export interface StandaloneOptions extends CompileOptions {
   /** Where the schema came from (a file name), named in the module's header comment. Default: none. */
   readonly name?: string;
+  /**
+   * Receives each warning about the schema (an unknown format…), once, before the module's
+   * source is returned. Default: none (warnings are dropped; nothing is printed).
+   */
+  readonly onWarning?: (warning: SchemaWarning) => void;
 }
 
 /** The module-level name the generated code gives the linear-time format table. */
@@ -125,7 +133,7 @@ function htmlSafe(module: string): string {
  * otherwise point the code at its own, backtracking, patterns); `process` removes the
  * sourceURL comments before ajv compiles what it generated.
  */
-function standaloneAjvFor(schema: JsonSchema): { readonly ajv: Ajv; readonly draft07: boolean } {
+function standaloneAjvFor(schema: JsonSchema): AjvSetup {
   return ajvFor(schema, {
     source: true,
     esm: true,
@@ -183,6 +191,24 @@ function esModuleCode(code: string): { readonly imports: string[]; readonly body
     imports.push(`import { ${list} } from ${JSON.stringify(specifier)};`);
   }
   return { imports, body };
+}
+
+/**
+ * Hands each warning to `onWarning`. What the user's callback throws is not the compiler's
+ * failure: it is dropped, as the engines drop what `onDiagnostic` throws.
+ */
+function deliverWarnings(
+  warnings: readonly SchemaWarning[],
+  onWarning: ((warning: SchemaWarning) => void) | undefined,
+): void {
+  if (onWarning === undefined) return;
+  for (const warning of warnings) {
+    try {
+      onWarning(warning);
+    } catch {
+      // The callback's own failure; the module is still right.
+    }
+  }
 }
 
 /** The run-time part of the module: issues from ajv's errors, dispatch, the Standard Schema. */
@@ -291,19 +317,24 @@ export function compileStandaloneModule(schema: JsonSchema, options: StandaloneO
   if (typeof schema !== 'boolean' && !isObject(schema)) {
     throw new ConfigurationError(ConfigurationErrorCode.schemaInvalid, 'a schema must be an object or a boolean');
   }
-  const { ajv, draft07 } = standaloneAjvFor(schema);
-  const rootId = typeof schema === 'object' && typeof schema.$id === 'string' ? schema.$id : 'llmjson:root';
+  const setup = standaloneAjvFor(schema);
+  const { ajv, draft07, dialect } = setup;
+  const ownId = schemaId(schema, dialect);
+  const rootId = ownId ?? 'llmjson:root';
   if (typeof schema === 'boolean') {
     configurationErrors('schema', () => ajv.addSchema(schema, rootId));
   } else {
     rejectReferenceCycles(schema, rootId.replace(/#\/?$/, ''), draft07, ajv);
-    configurationErrors('schema', () =>
-      ajv.addSchema(typeof schema.$id === 'string' ? schema : { ...schema, $id: rootId }),
+    configurationErrors(
+      'schema',
+      () => ajv.addSchema(ownId !== undefined ? schema : { ...schema, [dialect.idKeyword]: rootId }),
+      { ajv, schema },
     );
   }
   // The whole schema is compiled even when only its branches are exported: it is what
   // compileSchema compiles, so the same schemas are refused for the same reasons.
   compiled(ajv, rootId, 'schema');
+  const warnings = setup.warnings();
 
   const refs: Record<string, string> = {};
   let validate: string;
@@ -325,14 +356,14 @@ export function compileStandaloneModule(schema: JsonSchema, options: StandaloneO
   } else {
     const rest: Record<string, unknown> = { ...schema };
     delete rest[dispatch.keyword];
-    delete rest.$id;
+    delete rest[dialect.idKeyword];
     const hasOtherConstraints = Object.keys(rest).some(
       (k) => !['$schema', '$defs', 'definitions', 'title', 'description', '$comment', 'examples'].includes(k),
     );
     let base: string | undefined;
     if (hasOtherConstraints) {
       const restId = 'llmjson:rest';
-      configurationErrors('schema', () => ajv.addSchema({ ...rest, $id: restId }));
+      configurationErrors('schema', () => ajv.addSchema({ ...rest, [dialect.idKeyword]: restId }));
       compiled(ajv, restId, 'schema');
       base = 'llmjson_rest';
       refs[base] = restId;
@@ -366,6 +397,7 @@ llmjson_useLinearFormats({
 });
 `
     : '';
+  deliverWarnings(warnings, options.onWarning);
   const header = [
     `// Generated by \`llmjson compile\`${options.name === undefined ? '' : ` from ${options.name.replace(/[\r\n\u2028\u2029]/g, ' ')}`}: JSON Schema validation as ajv standalone code.`,
     '// Do not edit: regenerate it when the schema changes. Nothing is compiled at run time: fit for a strict CSP.',

@@ -9,8 +9,24 @@
  * object and discriminator choice) and returns a validator that never throws on data. A
  * broken schema throws `ConfigurationError` at compile time, never at validation time.
  *
- * Dialects: draft-07 (the default when `$schema` is absent), 2019-09 and 2020-12, chosen by
- * `$schema`. Formats come from ajv-formats.
+ * Dialects (schema-dialect.ts): draft-04 (ajv-draft-04: `id`, boolean `exclusiveMaximum`),
+ * draft-06 (ajv's draft-07 class meta-validating with the draft-06 meta-schema), draft-07 (the
+ * default when `$schema` is absent), 2019-09 and 2020-12, chosen by the root's `$schema` in any
+ * spelling real schemas use (`http`/`https`, with or without `#`). A `$schema` in a sub-schema
+ * changes nothing, as in plain ajv for every dialect class: the whole schema is meta-validated
+ * and compiled in the root's dialect, and a sub-schema's `$schema` only has to be a string. A
+ * root `$schema` naming no known dialect is SCHEMA_INVALID, listing the supported ones. Formats
+ * come from ajv-formats.
+ *
+ * Quiet: ajv is given a logger that collects instead of printing. What it reports while
+ * compiling (a `format` it does not know, checked as any string) becomes a `SchemaWarning` on
+ * `CompiledSchema.warnings`, at most MAX_SCHEMA_WARNINGS per schema, quoted through
+ * `quoteInput`; the engines hand them to `onWarning`. Keywords ajv does not know are
+ * annotations (ajv's `strict: false`): real schemas carry many (`markdownDescription`, `x-*`),
+ * and they are not warned about.
+ *
+ * A schema that fails meta-validation is SCHEMA_INVALID with a message naming, for each place
+ * at fault (at most three), its pointer in the schema, the keyword and the value given there.
  *
  * Hardening (docs/decisions/013-linear-time-schema-regexes.md):
  * - Every regular expression a schema runs on data (`pattern`, `patternProperties` and the
@@ -36,13 +52,16 @@
 import { _, Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import draft06MetaSchema from 'ajv/dist/refs/json-schema-draft-06.json' with { type: 'json' };
 import equalModule from 'ajv/dist/runtime/equal.js';
+import AjvDraft04Module from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { capSchemaErrors, quoteInput, type SchemaError } from './diagnostics.js';
 import { jsonEqual } from './json-equal.js';
 import { linearRegExp, useLinearFormats } from './linear-regexp.js';
 import { isObject, rejectReferenceCycles } from './reference-cycles.js';
+import { type DialectName, dialectOf, type SchemaDialect, SUPPORTED_DIALECTS } from './schema-dialect.js';
 import { internSchema } from './schema-intern.js';
 import {
   type CompiledSchema,
@@ -54,6 +73,7 @@ import {
   formatSchemaErrors,
   isStackOverflow,
   type JsonSchema,
+  type SchemaWarning,
   tooDeep,
   VALID,
   type ValidationResult,
@@ -64,48 +84,215 @@ type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats: AddFormats =
   (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
-const DIALECTS: Record<string, new (options: Options) => Ajv> = {
-  'http://json-schema.org/draft-07/schema': Ajv,
-  'https://json-schema.org/draft/2019-09/schema': Ajv2019 as unknown as new (options: Options) => Ajv,
-  'https://json-schema.org/draft/2020-12/schema': Ajv2020 as unknown as new (options: Options) => Ajv,
+type AjvClass = new (options: Options) => Ajv;
+// ajv-draft-04 is CommonJS: its default export arrives either as the class or wrapped.
+const AjvDraft04: AjvClass =
+  (AjvDraft04Module as unknown as { default?: AjvClass }).default ?? (AjvDraft04Module as unknown as AjvClass);
+
+/** Each dialect's ajv class, and the id its meta-schema is registered under there (no `#`: ajv drops it). */
+const DIALECT_CLASSES: Readonly<Record<DialectName, { readonly create: AjvClass; readonly meta: string }>> = {
+  'draft-04': { create: AjvDraft04, meta: 'http://json-schema.org/draft-04/schema' },
+  // ajv's draft-07 class is its draft-06 implementation too: it differs in the meta-schema only.
+  'draft-06': { create: Ajv, meta: 'http://json-schema.org/draft-06/schema' },
+  'draft-07': { create: Ajv, meta: 'http://json-schema.org/draft-07/schema' },
+  '2019-09': { create: Ajv2019 as unknown as AjvClass, meta: 'https://json-schema.org/draft/2019-09/schema' },
+  '2020-12': { create: Ajv2020 as unknown as AjvClass, meta: 'https://json-schema.org/draft/2020-12/schema' },
 };
 
+/** At most this many warnings per schema; the rest are counted in one `warnings-omitted` entry. */
+export const MAX_SCHEMA_WARNINGS = 100;
+
 /**
- * The ajv instance for `schema`'s dialect, and whether that dialect is draft-07. `code` adds to
- * the code options (ajv-standalone.ts asks for source generation); the linear-time regex engine
- * is always used.
+ * Collects what ajv logs while compiling, as SchemaWarnings: ajv's logger option, so that
+ * nothing is printed. ajv logs errors only just before it throws (the code of a function that
+ * did not compile): the throw is what is reported, so they are dropped.
  */
-export function ajvFor(
-  schema: JsonSchema,
-  code: NonNullable<Options['code']> = {},
-): { readonly ajv: Ajv; readonly draft07: boolean } {
-  let dialect = Ajv as new (options: Options) => Ajv;
-  if (typeof schema === 'object' && typeof schema.$schema === 'string') {
-    const key = schema.$schema
-      .replace(/#$/, '')
-      .replace(/^http:\/\/json-schema\.org\/draft\/20/, 'https://json-schema.org/draft/20');
-    // Own keys only: `$schema: "constructor"` names no dialect (not Object.prototype's member).
-    const found = Object.hasOwn(DIALECTS, key) ? DIALECTS[key] : undefined;
-    if (found === undefined) {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.schemaInvalid,
-        `unsupported $schema "${quoteInput(schema.$schema)}"; supported: draft-07 (default), 2019-09, 2020-12`,
-      );
-    }
-    dialect = found;
+class WarningCollector {
+  private readonly collected: SchemaWarning[] = [];
+  private readonly seen = new Set<string>();
+  private omitted = 0;
+  readonly logger = {
+    log: (): void => {},
+    warn: (...args: unknown[]): void => this.add(args.map(String).join(' ')),
+    error: (): void => {},
+  };
+
+  private add(text: string): void {
+    const warning = toWarning(text);
+    const key = `${warning.kind}\n${warning.message}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    if (this.collected.length < MAX_SCHEMA_WARNINGS) this.collected.push(warning);
+    else this.omitted++;
   }
+
+  /** What was collected so far, frozen. */
+  snapshot(): readonly SchemaWarning[] {
+    const warnings = [...this.collected];
+    if (this.omitted > 0) {
+      warnings.push({ kind: 'warnings-omitted', message: `${this.omitted} more warnings about this schema omitted` });
+    }
+    return Object.freeze(warnings.map((w) => Object.freeze(w)));
+  }
+}
+
+const UNKNOWN_FORMAT = /^unknown format "([\s\S]*)" ignored in schema at path "([\s\S]*)"$/;
+
+/** One of ajv's log messages as a SchemaWarning that says what it means for values and what to do. */
+function toWarning(text: string): SchemaWarning {
+  const unknownFormat = UNKNOWN_FORMAT.exec(text);
+  if (unknownFormat !== null) {
+    const schemaPath = `${unknownFormat[2] as string}/format`;
+    return {
+      kind: 'unknown-format',
+      message: `unknown format "${quoteInput(unknownFormat[1] as string)}" at ${quoteInput(schemaPath)} is not checked (any string passes); use a format ajv-formats knows, or remove it`,
+      schemaPath: quoteInput(schemaPath),
+    };
+  }
+  return { kind: 'validator', message: quoteInput(text) };
+}
+
+/** ajv for one schema, as `ajvFor` sets it up. */
+export interface AjvSetup {
+  readonly ajv: Ajv;
+  /**
+   * Whether the dialect's ajv applies draft-07's keywords (draft-04, draft-06 and draft-07 do;
+   * 2019-09 and 2020-12 add `dependentSchemas`, `$recursiveRef`, `$dynamicRef`).
+   */
+  readonly draft07: boolean;
+  readonly dialect: SchemaDialect;
+  /** What ajv has reported while compiling so far (see WarningCollector). */
+  warnings(): readonly SchemaWarning[];
+}
+
+/** Why a root `$schema` is refused: it names no dialect llmjson compiles. */
+function unsupportedDialect($schema: unknown): ConfigurationError {
+  const given = typeof $schema === 'string' ? `"${quoteInput($schema)}"` : `of type ${typeof $schema}`;
+  return new ConfigurationError(
+    ConfigurationErrorCode.schemaInvalid,
+    `unsupported $schema ${given}; supported: ${SUPPORTED_DIALECTS} (their meta-schema URIs, http or https, with or without "#"); remove $schema for draft-07`,
+  );
+}
+
+/**
+ * The ajv instance for `schema`'s dialect (its root `$schema`, schema-dialect.ts). `code` adds
+ * to the code options (ajv-standalone.ts asks for source generation); the linear-time regex
+ * engine is always used.
+ */
+export function ajvFor(schema: JsonSchema, code: NonNullable<Options['code']> = {}): AjvSetup {
+  const dialect = dialectOf(schema);
+  if (dialect === undefined) throw unsupportedDialect(typeof schema === 'object' ? schema.$schema : undefined);
+  const { create, meta } = DIALECT_CLASSES[dialect.name];
+  const collector = new WarningCollector();
   // strict: false accepts the annotation keywords real schemas carry (examples, x-*);
   // the schema itself is still meta-validated on compile.
-  const ajv = new dialect({
+  const ajv = new create({
     allErrors: true,
     strict: false,
     validateSchema: true,
+    logger: collector.logger,
     code: { ...code, regExp: linearRegExp },
   });
+  if (dialect.name === 'draft-06') ajv.addMetaSchema(draft06MetaSchema);
+  // Other spellings of the meta-schema's URI (https for http, with `#`) name the same one.
+  const spelling = typeof schema === 'object' ? schema.$schema : undefined;
+  if (typeof spelling === 'string') {
+    const key = spelling.replace(/#$/, '');
+    if (key !== meta && ajv.refs[key] === undefined) ajv.refs[key] = meta;
+  }
   useJsonEqual(ajv);
   addFormats(ajv);
   useLinearFormats(ajv);
-  return { ajv, draft07: dialect === Ajv };
+  return {
+    ajv,
+    draft07: dialect.name === 'draft-04' || dialect.name === 'draft-06' || dialect.name === 'draft-07',
+    dialect,
+    warnings: () => collector.snapshot(),
+  };
+}
+
+/** The root's id as the dialect spells it (`id` in draft-04), or undefined. */
+export function schemaId(schema: JsonSchema, dialect: SchemaDialect): string | undefined {
+  if (typeof schema !== 'object' || !Object.hasOwn(schema, dialect.idKeyword)) return undefined;
+  const id = schema[dialect.idKeyword];
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Meta-schema keywords whose errors are about the keys a schema object holds, not one value. */
+const OBJECT_KEYWORDS = new Set([
+  'required',
+  'dependencies',
+  'dependentRequired',
+  'additionalProperties',
+  'propertyNames',
+]);
+
+/** At most this many places at fault are named in a meta-validation message. */
+const META_PLACES_SHOWN = 3;
+
+/** A schema value as a message shows it: JSON, quoted through quoteInput. */
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'absent';
+  try {
+    return quoteInput(JSON.stringify(value));
+  } catch {
+    return Array.isArray(value) ? 'an array' : typeof value;
+  }
+}
+
+/** The value at ajv's `instancePath` (a JSON pointer, not percent-encoded) in `root`, by own keys. */
+function valueAt(root: unknown, keys: readonly string[]): unknown {
+  let node = root;
+  for (const key of keys) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/**
+ * ajv's meta-validation errors as one message naming, for each place in the schema at fault, its
+ * pointer, the keyword (the last key of the pointer) and the value given: ajv's own
+ * (`data/properties/a/type must be equal to one of the allowed values`) names neither the value
+ * nor what was allowed. The `anyOf`/`oneOf` summary beside more specific errors is left out.
+ */
+export function metaValidationMessage(errors: readonly ErrorObject[], schema: unknown): string {
+  const byPath = new Map<string, ErrorObject[]>();
+  for (const error of errors) {
+    const list = byPath.get(error.instancePath);
+    if (list === undefined) byPath.set(error.instancePath, [error]);
+    else list.push(error);
+  }
+  const places: string[] = [];
+  for (const [path, list] of byPath) {
+    if (places.length === META_PLACES_SHOWN) break;
+    const specific = list.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
+    const messages = (specific.length === 0 ? list : specific).map((e) => {
+      const allowed = (e.params as { allowedValues?: unknown }).allowedValues;
+      const suffix = Array.isArray(allowed) ? ` (${allowed.map((v) => JSON.stringify(v)).join(', ')})` : '';
+      return `${e.message ?? 'is invalid'}${suffix}`;
+    });
+    const keys =
+      path === ''
+        ? []
+        : path
+            .slice(1)
+            .split('/')
+            .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const keyword = keys.at(-1);
+    const told = quoteInput([...new Set(messages)].join(' or '));
+    // An error about which keywords a schema object holds is told at the object, whose
+    // message names them; any other is told at the keyword, with its value.
+    if (keyword === undefined || list.every((e) => OBJECT_KEYWORDS.has(e.keyword))) {
+      places.push(`the schema object at #${quoteInput(path)}: ${told}`);
+    } else {
+      places.push(
+        `"${quoteInput(keyword)}" at #${quoteInput(path)} is ${describeValue(valueAt(schema, keys))}: ${told}`,
+      );
+    }
+  }
+  const more = byPath.size - places.length;
+  return `${places.join('; ')}${more > 0 ? `; and ${more} more places` : ''}`;
 }
 
 type Equal = (a: unknown, b: unknown) => boolean;
@@ -134,12 +321,33 @@ function toSchemaErrors(errors: readonly ErrorObject[] | null | undefined): Sche
   }));
 }
 
-/** Runs `compile`, turning whatever ajv throws into a ConfigurationError about `what`. */
-export function configurationErrors<T>(what: string, compile: () => T): T {
+/**
+ * Runs `compile`, turning whatever ajv throws into a ConfigurationError about `what`. With
+ * `meta`, a failed meta-validation of `meta.schema` is told by `metaValidationMessage`.
+ */
+export function configurationErrors<T>(
+  what: string,
+  compile: () => T,
+  meta?: { readonly ajv: Ajv; readonly schema: unknown },
+): T {
   try {
     return compile();
   } catch (cause) {
     if (cause instanceof ConfigurationError) throw cause;
+    const metaErrors = meta?.ajv.errors;
+    if (
+      meta !== undefined &&
+      cause instanceof Error &&
+      cause.message.startsWith('schema is invalid:') &&
+      Array.isArray(metaErrors) &&
+      metaErrors.length > 0
+    ) {
+      throw new ConfigurationError(
+        ConfigurationErrorCode.schemaInvalid,
+        `invalid ${what}, by its dialect's meta-schema: ${metaValidationMessage(metaErrors, meta.schema)}`,
+        { cause },
+      );
+    }
     // ajv compiles (and meta-validates) by recursion: a deep enough schema ends here.
     const detail = isStackOverflow(cause)
       ? 'nested too deeply to compile (stack overflow)'
@@ -156,10 +364,13 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
   if (typeof schema !== 'boolean' && !isObject(schema)) {
     throw new ConfigurationError(ConfigurationErrorCode.schemaInvalid, 'a schema must be an object or a boolean');
   }
-  const { ajv, draft07 } = ajvFor(schema);
-  // The root is registered under its own $id (or a private one) so that the discriminated
-  // branches below can be compiled as references into it without registering it twice.
-  const rootId = typeof schema === 'object' && typeof schema.$id === 'string' ? schema.$id : 'llmjson:root';
+  const setup = ajvFor(schema);
+  const { ajv, draft07, dialect } = setup;
+  // The root is registered under its own id (`$id`, draft-04's `id`) or a private one, so that
+  // the discriminated branches below can be compiled as references into it without registering
+  // it twice.
+  const ownId = schemaId(schema, dialect);
+  const rootId = ownId ?? 'llmjson:root';
   let whole: ValidateFunction;
   if (typeof schema === 'boolean') {
     whole = compileWith(ajv, schema, 'schema');
@@ -168,13 +379,20 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
     // without complaint and overflows the stack on the others (a ring of bare `$ref`s), so
     // the cycle is looked for first, to be named.
     rejectReferenceCycles(schema, rootId.replace(/#\/?$/, ''), draft07, ajv);
-    whole = configurationErrors('schema', () => {
-      ajv.addSchema(typeof schema.$id === 'string' ? schema : { ...schema, $id: rootId });
-      const compiled = ajv.getSchema(rootId);
-      if (compiled === undefined) throw new Error(`schema ${quoteInput(rootId)} could not be compiled`);
-      return compiled;
-    });
+    whole = configurationErrors(
+      'schema',
+      () => {
+        ajv.addSchema(ownId !== undefined ? schema : { ...schema, [dialect.idKeyword]: rootId });
+        const compiled = ajv.getSchema(rootId);
+        if (compiled === undefined) throw new Error(`schema ${quoteInput(rootId)} could not be compiled`);
+        return compiled;
+      },
+      { ajv, schema },
+    );
   }
+  // Everything the whole schema holds has been compiled: what ajv noticed is known. The branches
+  // compiled below are parts of it and would only repeat it.
+  const warnings = setup.warnings();
   const validateWhole = (value: unknown): ValidationResult => {
     try {
       if (whole(value)) return VALID;
@@ -191,7 +409,7 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
         `discriminator "${quoteInput(options.discriminator)}" cannot apply to a boolean schema`,
       );
     }
-    return { validate: validateWhole };
+    return { validate: validateWhole, warnings };
   }
   const dispatch = findDispatch(schema, options.discriminator);
   if (typeof dispatch === 'string') {
@@ -201,14 +419,14 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
         `discriminator "${quoteInput(options.discriminator)}" cannot be used: ${dispatch}`,
       );
     }
-    return { validate: validateWhole };
+    return { validate: validateWhole, warnings };
   }
 
   // The branches are compiled by reference into the root, so local $refs, $defs and the
   // root's $id keep their meaning; the root's other keywords are validated separately.
   const rest: Record<string, unknown> = { ...schema };
   delete rest[dispatch.keyword];
-  delete rest.$id;
+  delete rest[dialect.idKeyword];
   const hasOtherConstraints = Object.keys(rest).some(
     (k) => !['$schema', '$defs', 'definitions', 'title', 'description', '$comment', 'examples'].includes(k),
   );
@@ -251,7 +469,7 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
     const errors = toSchemaErrors(validators[i]?.errors);
     return { valid: false, branch, errors, message: `branch "${quoteInput(branch)}": ${formatSchemaErrors(errors)}` };
   };
-  return { validate, discriminator: property, branches: dispatch.constants.map(String) };
+  return { validate, warnings, discriminator: property, branches: dispatch.constants.map(String) };
 }
 
 /**

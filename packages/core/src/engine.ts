@@ -13,6 +13,7 @@ import {
   ConfigurationErrorCode,
   type JsonSchema,
   type JsonSchemaCompiler,
+  type SchemaWarning,
 } from './schema-validator.js';
 import { compileStandardSchema, isStandardSchema, jsonSchemaOf, type SchemaInput } from './standard-schema.js';
 
@@ -75,6 +76,31 @@ export function checkHighWaterMark(value: number | undefined): void {
 export interface ValidatorOptions {
   /** Compiles JSON Schemas: `compileSchema` from `@llmjson/core/ajv`, or any `JsonSchemaCompiler`. */
   readonly compileJsonSchema?: JsonSchemaCompiler;
+  /**
+   * Receives what the compiler noticed in the schema but could use anyway (a `format` it does
+   * not know, checked as any string: `CompiledSchema.warnings`), once per stream creation, as the
+   * stream is made — never per value. llmjson prints nothing itself. What the callback throws is
+   * dropped: a warning never stops a stream from being made. Default: none (warnings dropped).
+   */
+  readonly onWarning?: (warning: SchemaWarning) => void;
+}
+
+/**
+ * Hands `compiled`'s warnings to `onWarning`. Construction is not the place for the callback's
+ * failure: no stream exists yet to carry it as the engines carry what `onDiagnostic` throws (the
+ * stream's error), and a throw here would turn a warning into a broken configuration; so it is
+ * dropped, and the remaining warnings are still delivered.
+ */
+function deliverWarnings(compiled: CompiledSchema, onWarning: ValidatorOptions['onWarning']): void {
+  const warnings = compiled.warnings;
+  if (onWarning === undefined || warnings === undefined) return;
+  for (const warning of warnings) {
+    try {
+      onWarning(warning);
+    } catch {
+      // The user's callback failed; see above.
+    }
+  }
 }
 
 /** The message for a JSON Schema given to an engine that has no compiler for it. */
@@ -124,6 +150,12 @@ export function validatorFor(
       `compileJsonSchema must be a function (schema, options) => validator, got ${quoteInput(typeof compiler)}`,
     );
   }
+  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `onWarning must be a function (warning) => void, got ${quoteInput(typeof options.onWarning)}`,
+    );
+  }
   const rules = coercionRules(options.coerce);
   const coerceWith = options.coerceWith;
   if (coerceWith !== undefined && typeof coerceWith !== 'function') {
@@ -146,6 +178,7 @@ export function validatorFor(
   const compiled = isStandardSchema(schema)
     ? compileStandardSchema(schema, compileOptions)
     : compileJsonSchemaWith(options.compileJsonSchema, schema, compileOptions);
+  deliverWarnings(compiled, options.onWarning);
   if (rules === undefined) return compiled;
   if (coerceWith === undefined) {
     throw new ConfigurationError(

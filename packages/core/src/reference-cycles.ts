@@ -12,9 +12,9 @@
  *
  * Invariants:
  * - Only cycles that exist are reported: references resolve the way ajv resolves them (its
- *   URI resolver, `$id` bases, anchors, JSON pointers), and a reference that cannot be
- *   resolved statically is no edge.
- * - The edges follow the dialect: draft-07 ajv ignores `dependentSchemas`, `$recursiveRef`
+ *   URI resolver, `$id` bases — draft-04's `id`, as the given ajv's `schemaId` option says —
+ *   anchors, JSON pointers), and a reference that cannot be resolved statically is no edge.
+ * - The edges follow the dialect: draft-07 ajv (and its draft-04 and draft-06 setups) ignores `dependentSchemas`, `$recursiveRef`
  *   and `$dynamicRef`; `if`, `then` and `else` count only where ajv evaluates them.
  * - The cost is linear in the size of the schema, with explicit stacks: no recursion can
  *   overflow, however deep the schema.
@@ -155,6 +155,7 @@ class ReferenceGraph {
     rootBase: string,
     draft07: boolean,
     private readonly resolveUri: (base: string, reference: string) => string,
+    private readonly idKeyword: '$id' | 'id',
   ) {
     this.inPlaceRoles = draft07 ? Role.inPlace : Role.inPlace | Role.inPlaceNext;
     this.resources.set(rootBase, root);
@@ -246,7 +247,7 @@ class ReferenceGraph {
   /** The base URI inside `schema`, registering it as a resource or anchor as its `$id` says. */
   private baseOf(schema: SchemaObject, from: string): string {
     let base = from;
-    const id = own(schema, '$id');
+    const id = own(schema, this.idKeyword);
     if (typeof id === 'string') {
       const resolved = this.resolve(from, id);
       if (resolved !== undefined) {
@@ -355,8 +356,12 @@ const CYCLE_STEPS_SHOWN = 8;
 
 /** Throws SCHEMA_INVALID when `schema` applies itself to the same instance in a loop. */
 export function rejectReferenceCycles(schema: SchemaObject, rootBase: string, draft07: boolean, ajv: Ajv): void {
-  const graph = new ReferenceGraph(schema, rootBase, draft07, (base, reference) =>
-    ajv.opts.uriResolver.resolve(base, reference),
+  const graph = new ReferenceGraph(
+    schema,
+    rootBase,
+    draft07,
+    (base, reference) => ajv.opts.uriResolver.resolve(base, reference),
+    ajv.opts.schemaId === 'id' ? 'id' : '$id',
   );
   const cycle = graph.findCycle();
   if (cycle === undefined) return;

@@ -141,7 +141,7 @@ describe('compileSchema', () => {
       expect((error as ConfigurationError).code).toBe('SCHEMA_INVALID');
       expect((error as ConfigurationError).message).toMatch(/invalid schema/);
     }
-    expect(() => compileSchema({ $schema: 'http://json-schema.org/draft-04/schema#' })).toThrow(/unsupported \$schema/);
+    expect(() => compileSchema({ $schema: 'http://json-schema.org/draft-03/schema#' })).toThrow(/unsupported \$schema/);
     expect(() => compileSchema({ $ref: '#/$defs/missing' })).toThrow(ConfigurationError);
   });
 
