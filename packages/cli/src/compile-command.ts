@@ -9,6 +9,9 @@
  * line on stderr (control characters and line breaks the schema's strings bring into the
  * message are written as `\uXXXX`), and `-o` is left untouched. No string of the schema runs:
  * see "Inert strings" in ajv-standalone.ts.
+ *
+ * The schema's warnings (a `format` ajv does not know…) are printed to stderr, one line each,
+ * as `llmjson check` prints them; the module is still written and the exit code is 0.
  */
 
 import { writeFileSync } from 'node:fs';
@@ -21,6 +24,7 @@ import { ExitCode, UsageError } from './exit-codes.js';
 import { fileProblem, writableFile } from './output-paths.js';
 import { checkSchemaFileExists } from './schema-options.js';
 import type { Io } from './stream-command.js';
+import { terminalText } from './terminal-text.js';
 
 export interface CompileFlags {
   /** A property name, or `false` from `--no-discriminator`; absent: detected. */
@@ -58,7 +62,15 @@ export async function runCompileCommand(file: string, flags: CompileFlags, io: I
       : typeof flags.discriminator === 'string'
         ? { discriminator: flags.discriminator }
         : {};
-  const code = oneLine(() => compileStandaloneModule(schema, { ...discriminator, name: basename(file) }));
+  const warnings: string[] = [];
+  const code = oneLine(() =>
+    compileStandaloneModule(schema, {
+      ...discriminator,
+      name: basename(file),
+      onWarning: (warning) => warnings.push(warning.message),
+    }),
+  );
+  for (const warning of warnings) io.stderr.write(`${terminalText(`${quoteInput(file)}: warning: ${warning}`)}\n`);
   if (output === undefined) {
     // Resolved once written (or once the reader has gone: nothing more to do either way).
     await new Promise<void>((done) => io.stdout.write(code, () => done()));
