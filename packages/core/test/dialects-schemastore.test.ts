@@ -1,0 +1,130 @@
+/**
+ * Cross-check of the dialects against the schemas users have: every schema of the SchemaStore
+ * corpus that declares a dialect other than draft-07 and that plain ajv compiles (ajv-draft-04 for draft-04, the draft-07 class with the draft-06
+ * meta-schema for draft-06, Ajv2019, Ajv2020; ajv-formats) is compiled by compileSchema, whatever
+ * its dialect, and gives plain ajv's verdict on the corpus's own files — except the schemas
+ * llmjson refuses by design, each for a reason its message names: a pattern that needs a
+ * backtracking regex engine (decision 013). Every schema plain ajv refuses is refused too
+ * (references by URL to files that are not given), never as an `unsupported $schema`.
+ */
+
+import { createRequire } from 'node:module';
+import { compileSchema } from '@llmjson/core/ajv';
+import { Ajv, type AnySchema, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import AjvDraft04Module from 'ajv-draft-04';
+import addFormatsModule from 'ajv-formats';
+import { describe, expect, test } from 'vitest';
+import { corpus } from '../../../test/support/corpora.js';
+import { dialectOf } from '../src/schema-dialect.js';
+import type { JsonSchema } from '../src/schema-validator.js';
+
+interface StoredFile {
+  readonly file: string;
+  readonly data: unknown;
+}
+interface StoredSchema {
+  readonly schema: JsonSchema;
+  readonly valid: readonly StoredFile[];
+  readonly invalid: readonly StoredFile[];
+}
+
+const store = corpus<Record<string, StoredSchema>>('schemastore/schemastore.json', 'SchemaStore dialect cross-check');
+
+type AjvClass = new (options: Options) => Ajv;
+const AjvDraft04: AjvClass =
+  (AjvDraft04Module as unknown as { default?: AjvClass }).default ?? (AjvDraft04Module as unknown as AjvClass);
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+const draft06Meta = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as AnySchema;
+
+/** Plain ajv's validator for `schema`, or undefined when plain ajv refuses it. */
+function plain(schema: JsonSchema): ValidateFunction | undefined {
+  const options: Options = { strict: false, allErrors: true, logger: false };
+  const name = dialectOf(schema)?.name;
+  const ajv =
+    name === 'draft-04'
+      ? new AjvDraft04(options)
+      : name === '2019-09'
+        ? new (Ajv2019 as unknown as AjvClass)(options)
+        : name === '2020-12'
+          ? new (Ajv2020 as unknown as AjvClass)(options)
+          : new Ajv(options);
+  if (name === 'draft-06') ajv.addMetaSchema(draft06Meta);
+  addFormats(ajv);
+  try {
+    return ajv.compile(schema);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a refusal by design says: a regex llmjson will not run (linear-regexp.ts). */
+const BY_DESIGN = /pattern|regular expression/i;
+
+describe.skipIf(!store.present)('SchemaStore: every dialect is compiled', () => {
+  const entries = store.present ? Object.entries(store.load()) : [];
+
+  test('no draft-04, 2019-09 or 2020-12 schema plain ajv compiles is refused for its $schema; the rest only by design', () => {
+    const byDialect = new Map<string, { compiled: number; refusedByDesign: string[] }>();
+    const wrong: string[] = [];
+    for (const [name, { schema }] of entries) {
+      const dialect = dialectOf(schema)?.name ?? 'unknown';
+      // draft-07 schemas were compiled before draft-04 and draft-06 were: the conformance suite
+      // (test/conformance) checks them all; here, only that their dialect is read.
+      if (dialect === 'draft-07') {
+        byDialect.set(dialect, { compiled: 0, refusedByDesign: [] });
+        continue;
+      }
+      const tally = byDialect.get(dialect) ?? { compiled: 0, refusedByDesign: [] };
+      byDialect.set(dialect, tally);
+      const reference = plain(schema);
+      let refusal: string | undefined;
+      try {
+        compileSchema(schema);
+      } catch (error) {
+        refusal = (error as Error).message;
+      }
+      if (refusal?.startsWith('unsupported $schema')) wrong.push(`${name}: ${refusal}`);
+      else if (reference === undefined && refusal === undefined)
+        wrong.push(`${name}: plain ajv refuses it, llmjson compiles it`);
+      else if (reference !== undefined && refusal === undefined) tally.compiled++;
+      else if (reference !== undefined && refusal !== undefined) {
+        if (BY_DESIGN.test(refusal)) tally.refusedByDesign.push(name);
+        else wrong.push(`${name}: ${refusal}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    // Every dialect the corpus declares is there and compiled (numbers as of the corpus's commit).
+    expect([...byDialect.keys()].sort()).toEqual(['2019-09', '2020-12', 'draft-04', 'draft-07']);
+    expect(byDialect.get('draft-04')?.compiled).toBeGreaterThanOrEqual(90);
+    expect(byDialect.get('2019-09')?.compiled).toBeGreaterThanOrEqual(1);
+    expect(byDialect.get('2020-12')?.compiled).toBeGreaterThanOrEqual(1);
+  });
+
+  test('draft-04 schemas give plain ajv verdicts on the corpus files', () => {
+    const disagreements: string[] = [];
+    let files = 0;
+    for (const [name, { schema, valid, invalid }] of entries) {
+      if (dialectOf(schema)?.name !== 'draft-04') continue;
+      const reference = plain(schema);
+      if (reference === undefined) continue;
+      let compiled: ReturnType<typeof compileSchema>;
+      try {
+        compiled = compileSchema(schema);
+      } catch {
+        continue; // refused by design: counted above
+      }
+      for (const { file, data } of [...valid, ...invalid]) {
+        files++;
+        const expected = reference(data);
+        if (compiled.validate(data).valid !== expected)
+          disagreements.push(`${name}/${file}: plain ajv says ${expected}`);
+      }
+    }
+    expect(disagreements).toEqual([]);
+    expect(files).toBeGreaterThan(100);
+  });
+});
