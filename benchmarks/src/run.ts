@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { environment, renderMarkdown, targetsSection, writeResults } from './report.js';
 import { cliBig } from './scenarios/cli-big.js';
+import { concurrentStreams } from './scenarios/concurrent-streams.js';
 import { delivery } from './scenarios/delivery.js';
 import { elements } from './scenarios/elements.js';
 import { failFast } from './scenarios/fail-fast.js';
@@ -32,6 +33,7 @@ const scenarios: readonly Scenario[] = [
   schemaVendors,
   failFast,
   providers,
+  concurrentStreams,
   cliBig,
 ];
 
