@@ -30,7 +30,7 @@ export { TIMER_FLUSH_SLOTS } from './partial-value.js';
 export { PrefixChecker, type PrefixCheckOptions } from './prefix-check.js';
 export { PROVIDER_DECODER_STATE } from './provider/types.js';
 export { internSchema } from './schema-intern.js';
-export { elementSchemaAt, formatSchemaErrors, subSchemaAt } from './schema-validator.js';
+export { elementSchemaAt, formatSchemaErrors, subSchemaAt, subSchemaPointer } from './schema-validator.js';
 export { compileStandardSchema, isStandardSchema, issuePointer, jsonSchemaOf } from './standard-schema.js';
 export { checkStructuredOutputOptions } from './structured-output.js';
 export { createUtf8Chunks, type Utf8Chunks } from './utf8-chunks.js';

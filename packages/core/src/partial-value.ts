@@ -94,6 +94,7 @@ import {
   type JsonSchema,
   type JsonSchemaCompiler,
   subSchemaAt,
+  subSchemaPointer,
   type ValidationResult,
 } from './schema-validator.js';
 import {
@@ -953,19 +954,30 @@ class Builder implements ScanEvents {
     return cost <= this.credit * this.budget || (this.budget > 0 && this.addedSince >= this.openAtUpdate);
   }
 
-  /** A subtree (not the root) closed: check it against its sub-schema, when there is one. */
+  /**
+   * A subtree (not the root) closed: check it against its sub-schema, when there is one. The
+   * sub-schema is the whole schema's part, compiled in place (`CompiledSchema.at`) where the
+   * compiler can, so that its references mean what they mean to the whole; otherwise the
+   * standalone sub-schema. A sub-schema that cannot be compiled (a reference to a document not
+   * given, a vendor export ajv refuses) turns subtree checks off: the document is still checked
+   * whole when it completes, and nothing after construction throws.
+   */
   private checkSubtree(path: readonly PathSegment[], value: unknown, at: number): void {
     if (this.subtreeSchema === undefined || path.length === 0) return;
     const sub = subSchemaAt(this.subtreeSchema, path);
     if (sub === undefined) return;
-    // compileSchema caches by schema object, and subSchemaAt returns the same object each time.
     let validator: CompiledSchema | undefined;
     try {
-      validator = compileJsonSchemaWith(this.compileJsonSchema, sub, {});
+      // The whole was compiled when the stream was made (a cache hit); a vendor's export is the
+      // vendor's to check whole, and is not compiled for this.
+      const pointer = this.exported ? undefined : subSchemaPointer(this.subtreeSchema, path);
+      if (pointer !== undefined) {
+        validator = compileJsonSchemaWith(this.compileJsonSchema, this.subtreeSchema, {}).at?.(pointer);
+      }
+      // compileSchema caches by schema object, and subSchemaAt returns the same object each time.
+      validator ??= compileJsonSchemaWith(this.compileJsonSchema, sub, {});
     } catch (error) {
-      // A vendor's export may use what ajv refuses here (a pattern with no linear-time match):
-      // the vendor still checks the complete document, so only the early checks are lost.
-      if (!(this.exported && error instanceof ConfigurationError)) throw error;
+      if (!(error instanceof ConfigurationError)) throw error;
       this.subtreeSchema = undefined;
       return;
     }

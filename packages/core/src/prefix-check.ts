@@ -39,7 +39,9 @@
 
 import { CoercionRule } from './coercion-options.js';
 import { quoteInput } from './diagnostics.js';
-import { isObject, pointerKeys, pointerOf, type SchemaObject, walkKeys } from './json-pointer.js';
+import { isObject, pointerOf, type SchemaObject } from './json-pointer.js';
+import { schemaIndex } from './schema-index.js';
+import { internSchema } from './schema-intern.js';
 
 export { pointerOf } from './json-pointer.js';
 
@@ -85,7 +87,8 @@ const TYPE_BITS: Readonly<Record<string, number>> = {
 /** Longest `$ref` chain or `allOf` nesting followed when compiling one schema. */
 const MAX_SCHEMA_DEPTH = 32;
 
-type Draft = '07' | '2019' | '2020';
+/** The dialect, as far as the rules here differ: draft-04 has no `const`; 2019-09 adds `unevaluatedProperties`; 2020-12 `prefixItems`. */
+type Draft = '04' | '07' | '2019' | '2020';
 
 /** Allowed constants (`enum`, `const`, or the discriminator values of a dispatch). */
 interface ValueSet {
@@ -174,7 +177,9 @@ function draftOf(document: SchemaObject, exported: boolean): Draft {
   const id = typeof document.$schema === 'string' ? document.$schema : '';
   if (id.includes('2020-12')) return '2020';
   if (id.includes('2019-09')) return '2019';
+  if (/\/draft-04\/schema#?$/.test(id)) return '04';
   if (id === '') return exported ? '2020' : '07';
+  // draft-06 reads every keyword modelled here as draft-07 does.
   return '07';
 }
 
@@ -187,11 +192,14 @@ function contextFor(document: SchemaObject, exported: boolean): Context {
   return context;
 }
 
-/** A local `$ref` target (`#`, `#/…`), or undefined when it is not one that resolves here. */
-function resolveRef(context: Context, ref: unknown): unknown {
-  if (typeof ref !== 'string' || (ref !== '#' && !ref.startsWith('#/'))) return undefined;
-  const keys = ref === '#' ? [] : pointerKeys(ref.slice(1));
-  return keys === undefined ? undefined : walkKeys(context.document, keys);
+/**
+ * What the reference `ref`, found in `from`, names: resolved as ajv resolves it (nested `$id`
+ * bases, anchors, embedded resources: schema-index.ts), or undefined when that cannot be told
+ * here (another document, a dynamic reference): the part is then checked only when complete.
+ */
+function resolveRef(context: Context, from: SchemaObject, ref: unknown): unknown {
+  if (typeof ref !== 'string') return undefined;
+  return schemaIndex(context.document).resolve(from, ref)?.node;
 }
 
 const FALSE_RULES: readonly Rule[] = Object.freeze([makeFalse()]);
@@ -228,20 +236,15 @@ function rulesOf(context: Context, schema: unknown, depth = 0): readonly Rule[] 
   if (!isObject(schema)) return NONE;
   const cached = context.rules.get(schema);
   if (cached !== undefined) return cached;
-  // A nested `$id` changes what `#` means under it; a cycle adds nothing new; too deep: give up.
-  if (
-    context.active.has(schema) ||
-    depth > MAX_SCHEMA_DEPTH ||
-    (schema !== context.document && schema.$id !== undefined)
-  ) {
-    return NONE;
-  }
+  // A cycle adds nothing new; too deep: give up. (A nested `$id` changes what `#` means under
+  // it: resolveRef resolves against each schema's own base.)
+  if (context.active.has(schema) || depth > MAX_SCHEMA_DEPTH) return NONE;
   context.active.add(schema);
   const rules: Rule[] = [];
   const own = ownRule(context, schema);
   if (own !== undefined) rules.push(own);
   if (schema.$ref !== undefined) {
-    const target = resolveRef(context, schema.$ref);
+    const target = resolveRef(context, schema, schema.$ref);
     if (target !== undefined) rules.push(...rulesOf(context, target, depth + 1));
   }
   if (Array.isArray(schema.allOf)) {
@@ -295,7 +298,8 @@ function ownRule(context: Context, schema: SchemaObject): Rule | undefined {
     }
   }
   const sets: ValueSet[] = [];
-  if (Object.hasOwn(schema, 'const')) sets.push(valueSet('const', [schema.const]));
+  // draft-04 has no `const`: its validator ignores the keyword.
+  if (context.draft !== '04' && Object.hasOwn(schema, 'const')) sets.push(valueSet('const', [schema.const]));
   if (Array.isArray(schema.enum)) sets.push(valueSet('enum', schema.enum));
   const bounds: Bound[] = [];
   for (const rule of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'] as const) {
@@ -308,7 +312,9 @@ function ownRule(context: Context, schema: SchemaObject): Rule | undefined {
   const patterns = schema.patternProperties !== undefined;
   const additional = patterns ? undefined : schema.additionalProperties;
   const evaluated =
-    context.draft !== '07' && schema.unevaluatedProperties === false ? evaluatedKeys(context, schema) : undefined;
+    (context.draft === '2019' || context.draft === '2020') && schema.unevaluatedProperties === false
+      ? evaluatedKeys(context, schema)
+      : undefined;
   let dispatch: Dispatch | undefined;
   const keyword = Array.isArray(schema.oneOf) ? 'oneOf' : Array.isArray(schema.anyOf) ? 'anyOf' : undefined;
   // findDispatch resolves branch `$ref`s against the schema it is given, as the document root.
@@ -403,7 +409,7 @@ function followRefs(context: Context, schema: unknown): unknown {
   let node = schema;
   for (let seen = 0; isObject(node) && node.$ref !== undefined; seen++) {
     if (seen > MAX_SCHEMA_DEPTH) return undefined;
-    node = resolveRef(context, node.$ref);
+    node = resolveRef(context, node, node.$ref);
     if (node === undefined) return undefined;
   }
   return node;
@@ -437,7 +443,7 @@ function evaluatedKeys(context: Context, top: SchemaObject): ReadonlySet<string>
     }
     if (isObject(schema.properties)) for (const key of Object.keys(schema.properties)) keys.add(key);
     if (schema.$ref !== undefined) {
-      const target = resolveRef(context, schema.$ref);
+      const target = resolveRef(context, schema, schema.$ref);
       if (target === undefined) return undefined;
       todo.push([target, depth + 1]);
     }
@@ -714,7 +720,12 @@ export class PrefixChecker {
       report(this.rootBranch === undefined ? violation : { ...violation, branch: this.rootBranch });
     const asExport = exported || options.exported === true;
     if (typeof schema === 'boolean') this.rootRules = schema ? NONE : FALSE_RULES;
-    else this.rootRules = rulesOf(contextFor(schema, asExport), schema);
+    else {
+      // One representative per schema content, so that equal schemas share their rules (an
+      // export is cached per Standard Schema already).
+      const document = asExport ? schema : internSchema(schema);
+      this.rootRules = rulesOf(contextFor(document, asExport), document);
+    }
     const rules = options.repairable;
     this.repairs =
       rules === undefined || rules.size === 0

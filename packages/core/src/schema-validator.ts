@@ -30,8 +30,9 @@
 import type { CoercionFix } from './coercion-options.js';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { ERRORS_OMITTED_KEYWORD, quoteInput, type SchemaError } from './diagnostics.js';
-import { escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
+import { escapePointer, isObject, type SchemaObject } from './json-pointer.js';
 import { REFERENCE_KEYWORDS } from './reference-cycles.js';
+import { schemaIndex } from './schema-index.js';
 
 export { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 
@@ -76,6 +77,14 @@ export interface CompiledSchema {
   validate(value: unknown): ValidationResult;
   /** What the compiler noticed but could use anyway (unknown formats…): the `onWarning` option receives them. */
   readonly warnings?: readonly SchemaWarning[];
+  /**
+   * The validator of the part of this schema at `pointer` (a JSON pointer into the schema's
+   * document, as `subSchemaPointer` gives it: `/properties/a`), compiled in the same context as
+   * the whole, so that its references, bases and dialect mean what they mean in place. Undefined
+   * (or absent) when the compiler cannot give one: the engine then compiles `subSchemaAt`'s
+   * standalone schema. Never throws.
+   */
+  at?(pointer: string): CompiledSchema | undefined;
   /** The discriminator property in use, when dispatch is active. */
   readonly discriminator?: string;
   /** Allowed discriminator values, in branch order. */
@@ -134,9 +143,10 @@ export function isStackOverflow(error: unknown): boolean {
 }
 
 /**
- * Follows local `$ref`s (`#`, `#/$defs/Name`, `#/definitions/Name`) from `schema`, found at
- * `path` (property names from `root`): where the chain ends, and its path. Other references
- * (anchors, other resources) are left for ajv: the chain stops at them.
+ * Follows `$ref`s from `schema`, found at `path` (property names from `root`): where the chain
+ * ends, and its path. References resolve as ajv resolves them (schema-index.ts: nested `$id`
+ * bases, anchors, embedded resources); the chain stops at one that cannot be told statically
+ * (another document, a dynamic reference).
  */
 export function resolveLocalAt(
   root: SchemaObject,
@@ -145,14 +155,12 @@ export function resolveLocalAt(
 ): [schema: unknown, path: readonly string[]] {
   let node = schema;
   let at = path;
+  const index = schemaIndex(root);
   for (let seen = 0; seen <= 16 && isObject(node) && typeof node.$ref === 'string'; seen++) {
-    const ref = node.$ref;
-    if (ref !== '#' && !ref.startsWith('#/')) break;
-    const keys = ref === '#' ? [] : pointerKeys(ref.slice(1));
-    const target = keys === undefined ? undefined : walkKeys(root, keys);
-    if (keys === undefined || target === undefined) break;
-    node = target;
-    at = keys;
+    const target = index.resolve(node, node.$ref);
+    if (target === undefined) break;
+    node = target.node;
+    at = target.path;
   }
   return [node, at];
 }
@@ -295,8 +303,8 @@ export function dispatchFailure(value: unknown, dispatch: Dispatch): ValidationR
 
 /**
  * The schema of the elements of the array at `path` (object keys from the root) inside a
- * document schema: `properties` along the path, then `items`, following local `$ref`s. The
- * result means on its own what `items` means in the document (see `standaloneAt`).
+ * document schema: `properties` along the path, then `items`, following `$ref`s as ajv resolves
+ * them. The result means on its own what `items` means in the document (see `standaloneAt`).
  * Throws ConfigurationError when the schema does not describe such an array.
  */
 export function elementSchemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema {
@@ -328,32 +336,90 @@ export function elementSchemaAt(schema: JsonSchema, path: readonly string[]): Js
 }
 
 /**
- * The sub-schema that applies to the value at `path` (object keys and array indices) inside a
- * document that `schema` describes, following `properties`, `additionalProperties`,
- * `prefixItems`/`items` and local `$ref`s; the result means on its own what it means in the
- * document (see `standaloneAt`). `undefined` when the path leads through a combinator
- * (`oneOf`, `anyOf`, `allOf`, `if`) or anything else whose meaning depends on the value: such
- * subtrees are checked with the whole document.
+ * Keywords that, beside a `$ref`, apply too (ajv applies a `$ref`'s siblings in every dialect):
+ * a walk cannot take the `$ref`'s target alone as what applies below such a node.
  */
-export function subSchemaAt(schema: JsonSchema, path: readonly (string | number)[]): JsonSchema | undefined {
-  if (typeof schema === 'boolean') return schema;
+const APPLICATORS = new Set([
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'propertyNames',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'contains',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  'dependencies',
+  '$dynamicRef',
+  '$recursiveRef',
+]);
+
+/**
+ * `node` (at `at`) with its `$ref` chain followed, when the references alone decide what applies
+ * to the parts of the value; undefined when one cannot be followed statically or a keyword
+ * beside it applies too.
+ */
+function followReferences(
+  document: SchemaObject,
+  node: unknown,
+  at: readonly string[],
+): [node: unknown, at: readonly string[]] | undefined {
+  const index = schemaIndex(document);
+  for (let seen = 0; isObject(node) && typeof node.$ref === 'string'; seen++) {
+    if (seen > 32) return undefined;
+    for (const keyword of Object.keys(node)) if (APPLICATORS.has(keyword)) return undefined;
+    const target = index.resolve(node, node.$ref);
+    if (target === undefined) return undefined;
+    node = target.node;
+    at = target.path;
+  }
+  if (isObject(node) && (node.$dynamicRef !== undefined || node.$recursiveRef !== undefined)) return undefined;
+  return [node, at];
+}
+
+/**
+ * The schema object that alone applies to the value at `path` inside a document that `schema`
+ * describes, and its keys from the document; see `subSchemaAt`.
+ */
+function subSchemaPlace(
+  schema: SchemaObject,
+  path: readonly (string | number)[],
+): [node: JsonSchema, at: readonly string[]] | undefined {
   let node: unknown = schema;
   let at: readonly string[] = [];
   for (const segment of path) {
-    [node, at] = resolveLocalAt(schema, node, at);
-    if (typeof node === 'boolean') return node;
+    const followed = followReferences(schema, node, at);
+    if (followed === undefined) return undefined;
+    [node, at] = followed;
+    if (typeof node === 'boolean') return [node, at];
     if (
       !isObject(node) ||
       node.oneOf !== undefined ||
       node.anyOf !== undefined ||
       node.allOf !== undefined ||
-      node.if !== undefined
+      node.not !== undefined ||
+      node.if !== undefined ||
+      node.dependentSchemas !== undefined ||
+      node.dependencies !== undefined ||
+      node.unevaluatedProperties !== undefined ||
+      node.unevaluatedItems !== undefined
     ) {
       return undefined;
     }
     if (typeof segment === 'number') {
       const prefixKeyword = Array.isArray(node.prefixItems) ? 'prefixItems' : Array.isArray(node.items) ? 'items' : '';
       const prefix = prefixKeyword === '' ? undefined : (node[prefixKeyword] as unknown[]);
+      // `contains` also applies to some elements: which ones depends on the value.
+      if (node.contains !== undefined) return undefined;
       if (prefix !== undefined && segment < prefix.length) {
         node = prefix[segment];
         at = [...at, prefixKeyword, String(segment)];
@@ -364,11 +430,10 @@ export function subSchemaAt(schema: JsonSchema, path: readonly (string | number)
       }
     } else {
       const properties = isObject(node.properties) ? node.properties : undefined;
+      if (node.patternProperties !== undefined) return undefined;
       if (properties !== undefined && Object.hasOwn(properties, segment)) {
         node = properties[segment];
         at = [...at, 'properties', segment];
-      } else if (node.patternProperties !== undefined) {
-        return undefined;
       } else {
         node = node.additionalProperties;
         at = [...at, 'additionalProperties'];
@@ -376,10 +441,59 @@ export function subSchemaAt(schema: JsonSchema, path: readonly (string | number)
     }
     if (node === undefined) return undefined;
   }
-  [node, at] = resolveLocalAt(schema, node, at);
-  if (typeof node === 'boolean') return node;
-  if (!isObject(node)) return undefined;
-  return standaloneAt(schema, node, at);
+  // The last schema is taken as it is (its `$ref` and the keywords beside it apply together),
+  // unless it is a `$ref` alone, whose target is then the sub-schema.
+  while (isObject(node) && typeof node.$ref === 'string' && Object.keys(node).every((k) => NOT_APPLYING.has(k))) {
+    const followed = followReferences(schema, node, at);
+    if (followed === undefined || followed[0] === node) break;
+    [node, at] = followed;
+  }
+  if (typeof node === 'boolean') return [node, at];
+  return isObject(node) ? [node, at] : undefined;
+}
+
+/** Keywords that apply nothing to a value: a `$ref` with only these beside it is its target. */
+const NOT_APPLYING = new Set([
+  '$ref',
+  '$schema',
+  '$comment',
+  'title',
+  'description',
+  'examples',
+  'default',
+  'definitions',
+  '$defs',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
+
+/**
+ * The sub-schema that applies to the value at `path` (object keys and array indices) inside a
+ * document that `schema` describes, following `properties`, `additionalProperties`,
+ * `prefixItems`/`items` and `$ref`s (resolved as ajv resolves them); the result means on its
+ * own what it means in the document (see `standaloneAt`). `undefined` when the path leads
+ * through a combinator (`oneOf`, `anyOf`, `allOf`, `not`, `if`), `patternProperties`,
+ * `contains`, a dynamic or unresolvable reference, or anything else whose meaning depends on the
+ * value: such subtrees are checked with the whole document.
+ */
+export function subSchemaAt(schema: JsonSchema, path: readonly (string | number)[]): JsonSchema | undefined {
+  if (typeof schema === 'boolean') return schema;
+  const place = subSchemaPlace(schema, path);
+  if (place === undefined) return undefined;
+  const [node, at] = place;
+  return typeof node === 'boolean' ? node : standaloneAt(schema, node, at);
+}
+
+/**
+ * Where the sub-schema `subSchemaAt` finds lies in the document, as a JSON pointer (`` for the
+ * root, `/properties/a`), for a compiler that validates a part of a schema it compiled in place
+ * (`CompiledSchema.at`); undefined when `subSchemaAt` finds none.
+ */
+export function subSchemaPointer(schema: JsonSchema, path: readonly (string | number)[]): string | undefined {
+  if (typeof schema === 'boolean') return '';
+  const place = subSchemaPlace(schema, path);
+  return place === undefined ? undefined : place[1].map((key) => `/${escapePointer(key)}`).join('');
 }
 
 /** The base URI under which `standaloneAt` embeds a document that has no `$id`. */
@@ -390,12 +504,13 @@ const EMBEDDED_DOCUMENT_ID = 'llmjson:document';
  * what it means in place, one object per (document, node) so that compileSchema's cache (by
  * object) compiles it once.
  *
- * When every reference under `node` and in the document's definitions is to a definition
- * (`#/$defs/…`, `#/definitions/…`), a copy of `node` carrying the definitions does: it keeps
- * `oneOf` dispatch at its root. Otherwise (`{"$ref": "#"}` in a recursive schema, an anchor,
- * a pointer elsewhere) a copy would change what the reference names (`#` would become the copy
- * itself, a loop), so the result is a `$ref` to `node` inside the whole document, embedded as a
- * definition under its own `$id`.
+ * When `node` and the document's definitions hold no resource or anchor (`$id`, `id`,
+ * `$anchor`…), `node` declares no definitions of its own, and every reference under them names a
+ * definition of the document (`#/$defs/…`, `#/definitions/…`), a copy of `node` carrying the
+ * document's definitions does: it keeps `oneOf` dispatch at its root. Otherwise (`{"$ref": "#"}`
+ * in a recursive schema, an anchor, a nested resource, definitions of its own that would hide
+ * the document's) a copy would change what a reference names, so the result is a `$ref` to
+ * `node` inside the whole document, embedded as a definition under its own id.
  */
 function standaloneAt(document: SchemaObject, node: SchemaObject, path: readonly string[]): JsonSchema {
   if (node === document) return document;
@@ -406,15 +521,17 @@ function standaloneAt(document: SchemaObject, node: SchemaObject, path: readonly
   }
   let standalone = perDocument.get(node);
   if (standalone === undefined) {
-    if (refersOnlyToDefinitions(document, node)) {
+    if (copyKeepsMeaning(document, node)) {
       const copy: Record<string, unknown> = { ...node };
       for (const keyword of ['$schema', '$defs', 'definitions'] as const) {
-        if (document[keyword] !== undefined && copy[keyword] === undefined) copy[keyword] = document[keyword];
+        if (document[keyword] !== undefined) copy[keyword] = document[keyword];
       }
       standalone = copy;
     } else {
-      const id = typeof document.$id === 'string' ? document.$id.replace(/#\/?$/, '') : EMBEDDED_DOCUMENT_ID;
-      const embedded: Record<string, unknown> = { ...document, $id: id };
+      const idKeyword = schemaIndex(document).idKeyword;
+      const ownId = document[idKeyword];
+      const id = typeof ownId === 'string' ? ownId.replace(/#\/?$/, '') : EMBEDDED_DOCUMENT_ID;
+      const embedded: Record<string, unknown> = { ...document, [idKeyword]: id };
       delete embedded.$schema;
       standalone = {
         ...(document.$schema === undefined ? {} : { $schema: document.$schema }),
@@ -429,8 +546,13 @@ function standaloneAt(document: SchemaObject, node: SchemaObject, path: readonly
 
 const standaloneSchemas = new WeakMap<object, WeakMap<object, SchemaObject>>();
 
-/** Whether every reference under `node` and under the document's definitions names a definition. */
-function refersOnlyToDefinitions(document: SchemaObject, node: SchemaObject): boolean {
+/** Keys that make a schema a resource or an anchor, which a copy would move. */
+const PLACE_KEYWORDS = ['$id', 'id', '$anchor', '$dynamicAnchor', '$recursiveAnchor'];
+
+/** Whether a copy of `node` carrying the document's definitions means what `node` means in place (see `standaloneAt`). */
+function copyKeepsMeaning(document: SchemaObject, node: SchemaObject): boolean {
+  if (Object.hasOwn(node, '$defs') || Object.hasOwn(node, 'definitions')) return false;
+  if (Object.hasOwn(node, '$schema') && node.$schema !== document.$schema) return false;
   const todo: unknown[] = [node, document.$defs, document.definitions];
   const seen = new Set<object>();
   while (todo.length !== 0) {
@@ -442,6 +564,7 @@ function refersOnlyToDefinitions(document: SchemaObject, node: SchemaObject): bo
       continue;
     }
     for (const [key, child] of Object.entries(value)) {
+      if (PLACE_KEYWORDS.includes(key)) return false;
       if (
         REFERENCE_KEYWORDS.includes(key) &&
         typeof child === 'string' &&
