@@ -136,17 +136,25 @@ class WarningCollector {
   }
 }
 
-const UNKNOWN_FORMAT = /^unknown format "([\s\S]*)" ignored in schema at path "([\s\S]*)"$/;
+const UNKNOWN_FORMAT = 'unknown format "';
+const IGNORED_AT = '" ignored in schema at path "';
 
-/** One of ajv's log messages as a SchemaWarning that says what it means for values and what to do. */
+/**
+ * One of ajv's log messages as a SchemaWarning that says what it means for values and what to do.
+ * ajv writes `unknown format "<name>" ignored in schema at path "<path>"`; the name is the
+ * schema's and may hold anything, the path is percent-encoded (no `"`, no space), so the last
+ * `" ignored…"` ends the name. Read with indexOf, not a regex: a hostile name that repeats the
+ * separator costs no more than its length.
+ */
 function toWarning(text: string): SchemaWarning {
-  const unknownFormat = UNKNOWN_FORMAT.exec(text);
-  if (unknownFormat !== null) {
-    const schemaPath = `${unknownFormat[2] as string}/format`;
+  const separator = text.lastIndexOf(IGNORED_AT);
+  if (text.startsWith(UNKNOWN_FORMAT) && text.endsWith('"') && separator >= UNKNOWN_FORMAT.length) {
+    const name = text.slice(UNKNOWN_FORMAT.length, separator);
+    const schemaPath = quoteInput(`${text.slice(separator + IGNORED_AT.length, -1)}/format`);
     return {
       kind: 'unknown-format',
-      message: `unknown format "${quoteInput(unknownFormat[1] as string)}" at ${quoteInput(schemaPath)} is not checked (any string passes); use a format ajv-formats knows, or remove it`,
-      schemaPath: quoteInput(schemaPath),
+      message: `unknown format "${quoteInput(name)}" at ${schemaPath} is not checked (any string passes); use a format ajv-formats knows, or remove it`,
+      schemaPath,
     };
   }
   return { kind: 'validator', message: quoteInput(text) };

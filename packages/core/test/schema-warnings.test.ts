@@ -210,6 +210,16 @@ describe('bounded', () => {
     expect(warning?.message.length).toBeLessThan(400);
   });
 
+  test("a format name that holds ajv's own separator is read whole, the path where it is", () => {
+    const name = 'a" ignored in schema at path "#/x'.repeat(3);
+    const [warning] = compileSchema({ properties: { 'p q': { format: name } } }).warnings ?? [];
+    expect(warning).toEqual({
+      kind: 'unknown-format',
+      message: `unknown format "${name}" at #/properties/p%20q/format is not checked (any string passes); use a format ajv-formats knows, or remove it`,
+      schemaPath: '#/properties/p%20q/format',
+    });
+  });
+
   test(`at most ${MAX_SCHEMA_WARNINGS} warnings, then one counting the rest`, () => {
     const properties = Object.fromEntries(
       Array.from({ length: MAX_SCHEMA_WARNINGS + 50 }, (_, i) => [`p${i}`, { format: `unknown-${i}` }]),
