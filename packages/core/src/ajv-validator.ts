@@ -330,6 +330,50 @@ function toSchemaErrors(errors: readonly ErrorObject[] | null | undefined): Sche
 }
 
 /**
+ * `CompiledSchema.at` for a root registered in `ajv` under `rootId`: the part at a JSON pointer,
+ * compiled by ajv in place (`getSchema("<root>#/pointer")`), so that its `$ref`s, nested `$id`
+ * bases and dialect are the root's. One validator per pointer; a part ajv cannot compile alone
+ * (a reference to a document that is not given) is undefined, never an exception.
+ */
+function partsOf(
+  ajv: Ajv,
+  rootId: string,
+  validateWhole: (value: unknown) => ValidationResult,
+): (pointer: string) => CompiledSchema | undefined {
+  const base = rootId.replace(/#.*$/, '');
+  const parts = new Map<string, CompiledSchema | undefined>();
+  return (pointer) => {
+    if (pointer === '') return { validate: validateWhole };
+    if (parts.has(pointer)) return parts.get(pointer);
+    let part: CompiledSchema | undefined;
+    try {
+      const fragment = pointer
+        .split('/')
+        .map((token) => encodeURIComponent(token))
+        .join('/');
+      const compiled = ajv.getSchema(`${base}#${fragment}`);
+      if (compiled !== undefined) {
+        part = {
+          validate: (value) => {
+            try {
+              if (compiled(value)) return VALID;
+            } catch (error) {
+              return tooDeep(error);
+            }
+            const errors = toSchemaErrors(compiled.errors);
+            return { valid: false, errors, message: formatSchemaErrors(errors) };
+          },
+        };
+      }
+    } catch {
+      part = undefined;
+    }
+    parts.set(pointer, part);
+    return part;
+  };
+}
+
+/**
  * Runs `compile`, turning whatever ajv throws into a ConfigurationError about `what`. With
  * `meta`, a failed meta-validation of `meta.schema` is told by `metaValidationMessage`.
  */
@@ -410,6 +454,7 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
     const errors = toSchemaErrors(whole.errors);
     return { valid: false, errors, message: formatSchemaErrors(errors) };
   };
+  const at = typeof schema === 'boolean' ? undefined : partsOf(ajv, rootId, validateWhole);
   if (options.discriminator === false || typeof schema === 'boolean') {
     if (typeof options.discriminator === 'string') {
       throw new ConfigurationError(
@@ -417,7 +462,7 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
         `discriminator "${quoteInput(options.discriminator)}" cannot apply to a boolean schema`,
       );
     }
-    return { validate: validateWhole, warnings };
+    return at === undefined ? { validate: validateWhole, warnings } : { validate: validateWhole, warnings, at };
   }
   const dispatch = findDispatch(schema, options.discriminator);
   if (typeof dispatch === 'string') {
@@ -427,7 +472,7 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
         `discriminator "${quoteInput(options.discriminator)}" cannot be used: ${dispatch}`,
       );
     }
-    return { validate: validateWhole, warnings };
+    return at === undefined ? { validate: validateWhole, warnings } : { validate: validateWhole, warnings, at };
   }
 
   // The branches are compiled by reference into the root, so local $refs, $defs and the
@@ -442,7 +487,8 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
   const validators = dispatch.constants.map((_, i) => {
     // The branch compiled in place (a JSON pointer into the registered root), not through a
     // `$ref` wrapper, so that validating it costs what validating it directly costs.
-    const pointer = `${rootId}#/${dispatch.keyword}/${i}`;
+    // The root's URI without its fragment: an `$id` written with a trailing `#` names the same.
+    const pointer = `${rootId.replace(/#.*$/, '')}#/${dispatch.keyword}/${i}`;
     return configurationErrors(`${dispatch.keyword} branch ${i}`, () => {
       const compiled = ajv.getSchema(pointer);
       if (compiled === undefined) throw new Error(`${quoteInput(pointer)} could not be compiled`);
@@ -477,7 +523,13 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
     const errors = toSchemaErrors(validators[i]?.errors);
     return { valid: false, branch, errors, message: `branch "${quoteInput(branch)}": ${formatSchemaErrors(errors)}` };
   };
-  return { validate, warnings, discriminator: property, branches: dispatch.constants.map(String) };
+  return {
+    validate,
+    warnings,
+    discriminator: property,
+    branches: dispatch.constants.map(String),
+    ...(at === undefined ? {} : { at }),
+  };
 }
 
 /**

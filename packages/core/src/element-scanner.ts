@@ -197,6 +197,7 @@ class Scanner implements ElementScanner, ScanEvents {
       ...(options.compileJsonSchema === undefined ? {} : { compileJsonSchema: options.compileJsonSchema }),
       ...(options.coerce === undefined ? {} : { coerce: options.coerce }),
       ...(options.coerceWith === undefined ? {} : { coerceWith: options.coerceWith }),
+      ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
     });
     this.sink = sink;
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');

@@ -136,7 +136,9 @@ function repairNearJson(
   options: ExtractJsonOptions,
   around: SalvagedValue | undefined,
 ): SalvagedValue | undefined {
-  const validator = validatorFor(options);
+  // The salvage scanner delivered the schema's warnings already: not twice.
+  const { onWarning: _, ...quiet } = options;
+  const validator = validatorFor(quiet);
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   for (const candidate of repairCandidates(text)) {
     if (

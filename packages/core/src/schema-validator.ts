@@ -523,6 +523,8 @@ function standaloneAt(document: SchemaObject, node: SchemaObject, path: readonly
   if (standalone === undefined) {
     if (copyKeepsMeaning(document, node)) {
       const copy: Record<string, unknown> = { ...node };
+      // In the document's dialect: ajv reads a sub-schema's own `$schema` as nothing more.
+      delete copy.$schema;
       for (const keyword of ['$schema', '$defs', 'definitions'] as const) {
         if (document[keyword] !== undefined) copy[keyword] = document[keyword];
       }
@@ -552,7 +554,6 @@ const PLACE_KEYWORDS = ['$id', 'id', '$anchor', '$dynamicAnchor', '$recursiveAnc
 /** Whether a copy of `node` carrying the document's definitions means what `node` means in place (see `standaloneAt`). */
 function copyKeepsMeaning(document: SchemaObject, node: SchemaObject): boolean {
   if (Object.hasOwn(node, '$defs') || Object.hasOwn(node, 'definitions')) return false;
-  if (Object.hasOwn(node, '$schema') && node.$schema !== document.$schema) return false;
   const todo: unknown[] = [node, document.$defs, document.definitions];
   const seen = new Set<object>();
   while (todo.length !== 0) {
@@ -564,7 +565,8 @@ function copyKeepsMeaning(document: SchemaObject, node: SchemaObject): boolean {
       continue;
     }
     for (const [key, child] of Object.entries(value)) {
-      if (PLACE_KEYWORDS.includes(key)) return false;
+      // A keyword's value is a string (`true` for `$recursiveAnchor`); a property named `id` holds a schema.
+      if (PLACE_KEYWORDS.includes(key) && (typeof child === 'string' || child === true)) return false;
       if (
         REFERENCE_KEYWORDS.includes(key) &&
         typeof child === 'string' &&

@@ -182,7 +182,10 @@ class ToolCalls implements ToolCallDecoder {
     this.#sink = sink;
     // Every tool's schema is compiled (and checked) now: a broken one is a configuration error
     // before any input, not a failure at its first call.
-    if (tools !== undefined) for (const name of Object.keys(tools)) this.#builder(name, () => undefined);
+    // Their warnings (`onWarning`) are said then, once per tool, not at every call.
+    if (tools !== undefined) {
+      for (const name of Object.keys(tools)) this.#builder(name, () => undefined, undefined, options.onWarning);
+    }
     this.provider = createProviderDecoder(options, {
       text: (delta) => sink.text?.(delta),
       reasoning: (delta) => sink.reasoning?.(delta),
@@ -220,7 +223,12 @@ class ToolCalls implements ToolCallDecoder {
   }
 
   /** A builder for the arguments of a call to `name` (undefined: no schema), reporting to `report`. */
-  #builder(name: string | undefined, report: (diagnostic: Diagnostic) => void, call?: () => Call): PartialBuilder {
+  #builder(
+    name: string | undefined,
+    report: (diagnostic: Diagnostic) => void,
+    call?: () => Call,
+    onWarning?: ToolCallOptions['onWarning'],
+  ): PartialBuilder {
     const options = this.#options;
     // Own properties only: a model that calls `constructor` or `__proto__` names no tool, and must
     // not reach Object.prototype's members (which are not schemas) through a plain `tools` object.
@@ -230,6 +238,7 @@ class ToolCalls implements ToolCallDecoder {
       {
         ...(schema === undefined ? {} : { schema }),
         ...(options.compileJsonSchema === undefined ? {} : { compileJsonSchema: options.compileJsonSchema }),
+        ...(onWarning === undefined ? {} : { onWarning }),
         ...(options.coerce === undefined ? {} : { coerce: options.coerce }),
         ...(options.coerceWith === undefined ? {} : { coerceWith: options.coerceWith }),
         ...(options.prefixCheck === undefined ? {} : { prefixCheck: options.prefixCheck }),

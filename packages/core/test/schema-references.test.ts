@@ -169,3 +169,18 @@ describe('subSchemaPointer', () => {
     expect(compileSchema(odd).at?.('/properties/a~1b~0c')?.validate(1).valid).toBe(false);
   });
 });
+
+describe('a root $id written with a trailing #', () => {
+  test('dispatches its discriminated oneOf as one without the #', () => {
+    const branches = [
+      { type: 'object', required: ['type'], properties: { type: { const: 'a' }, n: { type: 'number' } } },
+      { type: 'object', required: ['type'], properties: { type: { const: 'b' } } },
+    ];
+    for (const $id of ['https://example.com/s.json#', 'https://example.com/s.json']) {
+      const compiled = compileSchema({ $id, oneOf: branches });
+      expect(compiled.discriminator, $id).toBe('type');
+      expect(compiled.validate({ type: 'a', n: 'x' }), $id).toMatchObject({ valid: false, branch: 'a' });
+      expect(compiled.validate({ type: 'b' }).valid, $id).toBe(true);
+    }
+  });
+});
