@@ -59,9 +59,11 @@ import addFormatsModule from 'ajv-formats';
 import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { capSchemaErrors, quoteInput, type SchemaError } from './diagnostics.js';
 import { jsonEqual } from './json-equal.js';
+import { escapePointer } from './json-pointer.js';
 import { linearRegExp, useLinearFormats } from './linear-regexp.js';
 import { isObject, rejectReferenceCycles } from './reference-cycles.js';
 import { type DialectName, dialectOf, type SchemaDialect, SUPPORTED_DIALECTS } from './schema-dialect.js';
+import { schemaIndex } from './schema-index.js';
 import { internSchema } from './schema-intern.js';
 import {
   type CompiledSchema,
@@ -134,6 +136,41 @@ class WarningCollector {
     }
     return Object.freeze(warnings.map((w) => Object.freeze(w)));
   }
+}
+
+/** At most this many `reference-unchecked` warnings per schema. */
+const MAX_REFERENCE_WARNINGS = 20;
+
+/**
+ * `warnings` and one `reference-unchecked` warning per reference that the validator follows but
+ * the walks without it (prefix checks, subtree checks: schema-index.ts) cannot — a `$dynamicRef`,
+ * a `$recursiveRef`, an object shared under two bases. What such a reference names is checked
+ * when its value is complete, not while it streams: said once per schema, never per value.
+ */
+function withReferenceWarnings(
+  warnings: readonly SchemaWarning[],
+  schema: Readonly<Record<string, unknown>>,
+): readonly SchemaWarning[] {
+  // Each dialect's validator applies only its own dynamic keyword; the others are annotations.
+  const dialect = dialectOf(schema)?.name;
+  const applies = (keyword: string): boolean =>
+    keyword === '$ref' ||
+    (keyword === '$recursiveRef' && dialect === '2019-09') ||
+    (keyword === '$dynamicRef' && dialect === '2020-12');
+  const unresolved = schemaIndex(schema)
+    .unresolved(4 * MAX_REFERENCE_WARNINGS)
+    .filter((r) => applies(r.keyword))
+    .slice(0, MAX_REFERENCE_WARNINGS);
+  if (unresolved.length === 0) return warnings;
+  const more = unresolved.map(({ keyword, reference, path }) => {
+    const schemaPath = `#${path.map((key) => `/${escapePointer(key)}`).join('')}/${keyword}`;
+    return Object.freeze({
+      kind: 'reference-unchecked',
+      message: `${keyword} "${quoteInput(reference)}" at ${quoteInput(schemaPath)} is followed by the validator only: what it names is checked once its value is complete, not while it streams`,
+      schemaPath,
+    });
+  });
+  return Object.freeze([...warnings, ...more]);
 }
 
 const UNKNOWN_FORMAT = 'unknown format "';
@@ -444,7 +481,7 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
   }
   // Everything the whole schema holds has been compiled: what ajv noticed is known. The branches
   // compiled below are parts of it and would only repeat it.
-  const warnings = setup.warnings();
+  const warnings = typeof schema === 'boolean' ? setup.warnings() : withReferenceWarnings(setup.warnings(), schema);
   const validateWhole = (value: unknown): ValidationResult => {
     try {
       if (whole(value)) return VALID;

@@ -25,6 +25,7 @@
  */
 
 import { decodeFragment, isObject, pointerKeys, type SchemaObject } from './json-pointer.js';
+import { dialectOf } from './schema-dialect.js';
 
 /** Keywords whose values are schemas: `map` when the value is an object of schemas, `list` when an array. */
 const SUBSCHEMAS: ReadonlyMap<string, 'one' | 'map' | 'list' | 'one-or-list'> = new Map([
@@ -79,6 +80,19 @@ export interface SchemaIndex {
   resolve(from: SchemaObject, reference: string): Resolved | undefined;
   /** Keys from the document to `node`, when the index has met it. */
   pathOf(node: SchemaObject): readonly string[] | undefined;
+  /**
+   * The references of the document that `resolve` cannot follow (dynamic references, other
+   * documents, objects met under two bases), in document order of discovery, at most `limit`.
+   */
+  unresolved(limit: number): readonly UnresolvedReference[];
+}
+
+/** A reference that the walks without a validator cannot follow (see `SchemaIndex.unresolved`). */
+export interface UnresolvedReference {
+  readonly keyword: string;
+  readonly reference: string;
+  /** Keys from the document to the schema that holds it. */
+  readonly path: readonly string[];
 }
 
 /** What is used of the platform's WHATWG `URL` (core's lib is ES2022 alone: no DOM or Node types). */
@@ -102,11 +116,6 @@ function splitFragment(uri: string): [uri: string, fragment: string] {
   return hash === -1 ? [uri, ''] : [uri.slice(0, hash), uri.slice(hash + 1)];
 }
 
-/** Whether `document` is read as draft-04 (`id` names resources), from its root `$schema`. */
-function isDraft04(document: SchemaObject): boolean {
-  return typeof document.$schema === 'string' && /\/draft-04\/schema#?$/.test(document.$schema);
-}
-
 class Index implements SchemaIndex {
   readonly idKeyword: 'id' | '$id';
   private readonly places = new Map<SchemaObject, Place>();
@@ -115,12 +124,27 @@ class Index implements SchemaIndex {
   private walked = false;
 
   constructor(private readonly document: SchemaObject) {
-    this.idKeyword = isDraft04(document) ? 'id' : '$id';
+    this.idKeyword = dialectOf(document)?.idKeyword ?? '$id';
   }
 
   pathOf(node: SchemaObject): readonly string[] | undefined {
     this.walk();
     return this.places.get(node)?.path;
+  }
+
+  unresolved(limit: number): readonly UnresolvedReference[] {
+    this.walk();
+    const found: UnresolvedReference[] = [];
+    for (const [node, place] of [...this.places]) {
+      for (const keyword of ['$ref', '$dynamicRef', '$recursiveRef']) {
+        const reference = Object.hasOwn(node, keyword) ? node[keyword] : undefined;
+        if (typeof reference !== 'string') continue;
+        if (keyword === '$ref' && this.resolve(node, reference) !== undefined) continue;
+        if (found.length === limit) return found;
+        found.push({ keyword, reference, path: place.path });
+      }
+    }
+    return found;
   }
 
   resolve(from: SchemaObject, reference: string): Resolved | undefined {

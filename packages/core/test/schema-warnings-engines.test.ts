@@ -60,3 +60,34 @@ describe('onWarning reaches every engine that takes a schema', () => {
     expect(warnings).toHaveLength(1);
   });
 });
+
+describe('a reference the walks without a validator cannot follow is said once per schema', () => {
+  const tree: JsonSchema = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $dynamicAnchor: 'node',
+    type: 'object',
+    properties: { children: { type: 'array', items: { $dynamicRef: '#node' } } },
+  };
+
+  test('a $dynamicRef (2020-12) is a reference-unchecked warning naming it and its place', () => {
+    const warnings = compileSchema(tree).warnings ?? [];
+    expect(warnings.map((w) => [w.kind, w.schemaPath])).toEqual([
+      ['reference-unchecked', '#/properties/children/items/$dynamicRef'],
+    ]);
+    expect(warnings[0]?.message).toContain('checked once its value is complete');
+  });
+
+  test('the same keyword in draft-07, where the validator ignores it, says nothing', () => {
+    const { $schema: _, ...draft07 } = tree as Record<string, unknown>;
+    expect(compileSchema(draft07).warnings ?? []).toEqual([]);
+  });
+
+  test('references the walks follow say nothing', () => {
+    const local: JsonSchema = {
+      $id: 'https://example.com/r.json',
+      properties: { a: { $ref: '#/definitions/a' }, b: { $ref: 'b.json' } },
+      definitions: { a: { type: 'string' }, b: { $id: 'b.json', type: 'number' } },
+    };
+    expect(compileSchema(local).warnings ?? []).toEqual([]);
+  });
+});
