@@ -10,7 +10,7 @@
 
 import { createRequire } from 'node:module';
 import { compileSchema } from '@llmjson/core/ajv';
-import { Ajv, type AnySchema, type Options, type ValidateFunction } from 'ajv';
+import { Ajv, type AnySchema, type AnySchemaObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import AjvDraft04Module from 'ajv-draft-04';
@@ -38,7 +38,7 @@ const AjvDraft04: AjvClass =
 type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats: AddFormats =
   (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
-const draft06Meta = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as AnySchema;
+const draft06Meta = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject;
 
 /** Plain ajv's validator for `schema`, or undefined when plain ajv refuses it. */
 function plain(schema: JsonSchema): ValidateFunction | undefined {

@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigurationError, type StandardSchemaV1 } from '@llmjson/core';
 import { compileSchema, compileStandaloneModule } from '@llmjson/core/ajv';
 import { createJsonlStream } from '@llmjson/node';
-import { Ajv, type AnySchema, type Options } from 'ajv';
+import { Ajv, type AnySchema, type AnySchemaObject, type Options } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import AjvDraft04Module from 'ajv-draft-04';
@@ -39,7 +39,7 @@ const AjvDraft04: AjvClass =
 type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats: AddFormats =
   (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
-const draft06Meta = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as AnySchema;
+const draft06Meta = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject;
 
 function plainAjv(schema: JsonSchema): Ajv {
   const options: Options = { strict: false, allErrors: true, logger: false };
