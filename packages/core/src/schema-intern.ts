@@ -37,8 +37,9 @@
  * - Booleans and non-objects are returned as they are. With a limit of 0 an object not seen
  *   before is returned as it is (no copy, no freeze): exactly the per-object caching of before.
  *
- * Memory: each cached content costs its JSON text (the key) plus the representative, plus what
- * is compiled from it (the copy takes a few times the text's length). Input objects are held
+ * Memory: each cached content costs its JSON text (the key) plus the representative (a few times
+ * the text's length), plus what is compiled from it: an ajv validator of a small schema holds
+ * about 30 KB, so the default limit bounds compiled schemas to tens of MB. Input objects are held
  * weakly: the cache never keeps a caller's object alive.
  */
 
