@@ -12,7 +12,11 @@
  * Invariants:
  * - A pattern means what it means to JavaScript: where RE2's syntax differs (`\s`, `\S`, `.`,
  *   `[\b]`, `\p{…}` names) it is rewritten to JavaScript's meaning before RE2 compiles it.
- * - A schema pattern RE2 cannot run (lookahead, lookbehind, backreferences) or JavaScript
+ * - A pattern that opens with negative lookaheads, `^(?!X1)…(?!Xn)Y` (no m flag, no `|` at the
+ *   top level of Y, no lookaround or backreference inside), runs as several re2js patterns:
+ *   it matches exactly when no `^(?:Xi)` matches and `^(?:Y)` does (each compiled as above), so
+ *   it keeps JavaScript's verdicts and linear time.
+ * - Any other schema pattern RE2 cannot run (lookahead, lookbehind, backreferences) or JavaScript
  *   rejects is a ConfigurationError (SCHEMA_INVALID) that names it, raised while ajv compiles
  *   the schema: there is no fallback to a backtracking engine. Format patterns are
  *   ajv-formats' own, compiled on first use and shared by every ajv instance.
@@ -149,12 +153,8 @@ function toRe2Source(source: string, flags: string): string {
   return out;
 }
 
-/**
- * Compiles a JavaScript pattern for re2js, which matches in time linear in the input. The
- * pattern must first be valid JavaScript (so a schema means the same as under ajv's default
- * engine); `i` and `m` map to RE2's flags, `u` and `g` need nothing (`test` is stateless).
- */
-function compileLinear(source: string, flags: string): RE2JS {
+/** Refuses flags re2js cannot honour and patterns JavaScript's own parser rejects. */
+function assertJavaScriptPattern(source: string, flags: string): void {
   if (!/^[gimsu]*$/.test(flags)) throw linearTimeError(source, `unsupported flags "${quoteInput(flags)}"`);
   try {
     // Compiling a RegExp only parses it; nothing runs on data.
@@ -167,6 +167,15 @@ function compileLinear(source: string, flags: string): RE2JS {
       { cause },
     );
   }
+}
+
+/**
+ * Compiles a JavaScript pattern for re2js, which matches in time linear in the input. The
+ * pattern must first be valid JavaScript (so a schema means the same as under ajv's default
+ * engine); `i` and `m` map to RE2's flags, `u` and `g` need nothing (`test` is stateless).
+ */
+function compileLinear(source: string, flags: string): RE2JS {
+  assertJavaScriptPattern(source, flags);
   const translated = RE2JS.translateRegExp(toRe2Source(source, flags));
   let re2Flags = 0;
   if (flags.includes('i')) re2Flags |= RE2JS.CASE_INSENSITIVE;
@@ -177,6 +186,84 @@ function compileLinear(source: string, flags: string): RE2JS {
     if (!(cause instanceof RE2JSException)) throw cause;
     throw linearTimeError(source, quoteInput(cause.message.replace(/^error parsing regexp: /, '')), cause);
   }
+}
+
+/** A pattern `^(?!X1)…(?!Xn)Y` taken apart: the lookaheads' bodies and the rest. */
+interface LeadingLookaheads {
+  readonly lookaheads: readonly string[];
+  readonly rest: string;
+}
+
+/**
+ * The index just past the syntax item that starts at `i` in a pattern JavaScript accepted: an
+ * escape (`\` and the character after it: the longer escapes, `\u{…}`, `\p{…}`, `\cX`, hold
+ * no parenthesis, bracket or bar, so their tail reads as literals), a whole character class
+ * (whose `]` ends it at the first unescaped one, `[]` and `[^]` included), or one character.
+ */
+function skipItem(source: string, i: number): number {
+  if (source[i] === '\\') return i + 2;
+  if (source[i] !== '[') return i + 1;
+  let j = i + 1;
+  while (j < source.length && source[j] !== ']') j += source[j] === '\\' ? 2 : 1;
+  return j + 1;
+}
+
+/**
+ * True when `source` (a whole group body, or the rest of a pattern) holds lookaround
+ * (`(?=`, `(?!`, `(?<=`, `(?<!`) or a backreference (`\1`–`\9`, `\k`): what RE2 cannot run.
+ * Without the u flag `\1` may be an octal escape and `\k` a letter; they are refused alike,
+ * where compileLinear refuses them too.
+ */
+function hasLookaroundOrBackreference(source: string): boolean {
+  for (let i = 0; i < source.length; i = skipItem(source, i)) {
+    const c = source[i];
+    if (c === '\\') {
+      const next = source[i + 1] ?? '';
+      if (next === 'k' || (next >= '1' && next <= '9')) return true;
+    } else if (c === '(' && source[i + 1] === '?') {
+      const kind = source[i + 2] === '<' ? source[i + 3] : source[i + 2];
+      if (kind === '=' || kind === '!') return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Recognises `^(?!X1)…(?!Xn)Y` (n ≥ 1) in a pattern JavaScript accepted: `^` first, then
+ * lookahead groups at depth 0, then a rest Y with no `|` at depth 0 (a top-level alternation
+ * would leave the anchor and the lookaheads in its first branch only) that does not begin with a
+ * quantifier (a quantified lookahead, which JavaScript accepts without the u flag), and no
+ * lookaround or backreference in any Xi or in Y. Anything else is undefined.
+ */
+function leadingLookaheads(source: string): LeadingLookaheads | undefined {
+  if (!source.startsWith('^(?!')) return undefined;
+  const lookaheads: string[] = [];
+  let i = 1;
+  while (source.startsWith('(?!', i)) {
+    const start = i + 3;
+    let depth = 1;
+    let j = start;
+    while (j < source.length) {
+      const c = source[j];
+      if (c === '(') depth++;
+      else if (c === ')' && --depth === 0) break;
+      j = skipItem(source, j);
+    }
+    if (j >= source.length) return undefined;
+    lookaheads.push(source.slice(start, j));
+    i = j + 1;
+  }
+  const rest = source.slice(i);
+  if (/^[*+?{]/.test(rest)) return undefined;
+  let depth = 0;
+  for (let j = 0; j < rest.length; j = skipItem(rest, j)) {
+    const c = rest[j];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) return undefined;
+  }
+  if ([...lookaheads, rest].some(hasLookaroundOrBackreference)) return undefined;
+  return { lookaheads, rest };
 }
 
 /** What ajv's `code.regExp` returns: a re2js pattern behind the `test` ajv's generated code calls. */
@@ -196,11 +283,61 @@ class LinearRegExp implements RegExpLike {
   }
 }
 
-/** ajv's `code.regExp` option: every `pattern` and `patternProperties` key compiled by re2js. */
+/**
+ * `^(?!X1)…(?!Xn)Y` on re2js, exactly: without the m flag `^` holds only at position 0, so the
+ * pattern matches a string when, at position 0, no Xi matches (a negative lookahead succeeds
+ * only when every way of matching its body fails) and Y matches; that is, when no `^(?:Xi)`
+ * finds a match and `^(?:Y)` does. Each of those runs in linear time (decision 013, addendum).
+ */
+class LookaheadRegExp implements RegExpLike {
+  readonly #excluded: readonly RE2JS[];
+  readonly #rest: RE2JS;
+  readonly #key: string;
+  constructor(excluded: readonly RE2JS[], rest: RE2JS, key: string) {
+    this.#excluded = excluded;
+    this.#rest = rest;
+    this.#key = key;
+  }
+  test(text: string): boolean {
+    return this.#rest.test(text) && this.#excluded.every((pattern) => !pattern.test(text));
+  }
+  toString(): string {
+    return this.#key;
+  }
+}
+
+/**
+ * The composed matcher for a pattern of leading negative lookaheads, or undefined when the
+ * pattern has another shape (or a part RE2 cannot compile): the caller then compiles it whole,
+ * which refuses it as before, with the same message.
+ */
+function compileLookaheads(source: string, flags: string, key: string): RegExpLike | undefined {
+  // With the m flag ^ also holds after each line break: the decomposition would not be exact.
+  if (flags.includes('m') || !source.startsWith('^(?!')) return undefined;
+  assertJavaScriptPattern(source, flags);
+  const parts = leadingLookaheads(source);
+  if (parts === undefined) return undefined;
+  try {
+    const excluded = parts.lookaheads.map((body) => compileLinear(`^(?:${body})`, flags));
+    return new LookaheadRegExp(excluded, compileLinear(`^(?:${parts.rest})`, flags), key);
+  } catch (error) {
+    if (error instanceof ConfigurationError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * ajv's `code.regExp` option: every `pattern` and `patternProperties` key compiled by re2js, a
+ * pattern made of leading negative lookaheads and a rest composed of several.
+ */
 export const linearRegExp: RegExpEngine = Object.assign(
-  (source: string, flags: string): RegExpLike => new LinearRegExp(compileLinear(source, flags), `/${source}/${flags}`),
+  (source: string, flags: string): RegExpLike => {
+    const key = `/${source}/${flags}`;
+    return compileLookaheads(source, flags, key) ?? new LinearRegExp(compileLinear(source, flags), key);
+  },
   // What ajv's standalone code calls for each pattern (ajv-standalone.ts turns the require
-  // into an import): this function, from an entry that bundles without ajv's compiler.
+  // into an import): this function, from an entry that bundles without ajv's compiler, so the
+  // module composes lookahead patterns as compileSchema does.
   { code: 'require("@llmjson/core/ajv").linearRegExp' },
 );
 
