@@ -65,42 +65,14 @@ type ExceptionKind = 'remote-reference' | 'backtracking-pattern';
 /**
  * The schemas llmjson refuses, by name, with why. `remote-reference`: a `$ref` to another
  * SchemaStore file by (relative) URL, which is not given; plain ajv refuses the schema too, and
- * a user adds the referenced schema to compile it. `backtracking-pattern`: a `pattern` or
- * `patternProperties` key that needs a backtracking regex engine (lookahead, lookbehind,
- * backreferences), refused because llmjson only runs regexes in linear time (decision 013).
+ * a user inlines the referenced definitions to compile it. `backtracking-pattern`: a `pattern`
+ * or `patternProperties` key that needs a backtracking regex engine (lookbehind,
+ * backreferences, a lookahead that is not a leading `^(?!…)`), refused because llmjson only runs
+ * regexes in linear time (decision 013); the corpus has none left.
  * Kept in step with docs/decisions/029-schemastore-exceptions.md.
  */
 const EXCEPTIONS: Readonly<Record<string, { readonly kind: ExceptionKind; readonly reason: string }>> = {
-  'airlock-microgateway-3.0': {
-    kind: 'backtracking-pattern',
-    reason: 'lookahead in pattern ^(?![ \\t\\n]*\\(default(.*)\\))[\\s\\S]*',
-  },
-  'airlock-microgateway-3.1': {
-    kind: 'backtracking-pattern',
-    reason: 'lookahead in pattern ^(?![ \\t\\n]*\\(default(.*)\\))[\\s\\S]*',
-  },
-  'airlock-microgateway-3.2': {
-    kind: 'backtracking-pattern',
-    reason: 'lookahead in pattern ^(?![ \\t\\n]*\\(default(.*)\\))[\\s\\S]*',
-  },
-  bitrise: {
-    kind: 'backtracking-pattern',
-    reason: 'lookahead in pattern ^(?!bundle::)(?!with$).*; also a $ref to bitrise-step.json, which plain ajv refuses it for',
-  },
-  'browser.i18n': { kind: 'backtracking-pattern', reason: 'lookahead in pattern ^(?!@@)[@a-zA-Z0-9_-]+$' },
-  'bukkit-plugin': { kind: 'backtracking-pattern', reason: 'lookahead in pattern ^(?!org\\.bukkit\\.)…' },
-  'chrome-extension-locales-messages': { kind: 'backtracking-pattern', reason: 'lookahead in pattern ^(?!@@)[\\w@]+$' },
-  emmet: { kind: 'backtracking-pattern', reason: 'lookahead in pattern ^(?!variables$).+$' },
-  'expo-52.0.0': { kind: 'backtracking-pattern', reason: 'lookahead in pattern ^(?!.*\\bnative\\b)…' },
-  'expo-53.0.0': { kind: 'backtracking-pattern', reason: 'lookahead in pattern ^(?!.*\\bnative\\b)…' },
-  hugo: { kind: 'backtracking-pattern', reason: 'lookahead in pattern ^(?!tag|category)$' },
-  luaurc: { kind: 'backtracking-pattern', reason: 'lookahead in pattern ^(?!\\.{1,2}$)(?!.*\\/)[a-zA-Z0-9\\-\\._]+$' },
-  'mongodb-atlas-search-index-definition': {
-    kind: 'backtracking-pattern',
-    reason: 'lookahead in pattern ^(?!^lucene\\.|builtin\\.|mongodb\\.).*',
-  },
-  'web-types': { kind: 'backtracking-pattern', reason: 'lookahead in pattern ^(?!pattern$).*$' },
-  yap: { kind: 'backtracking-pattern', reason: 'lookahead in pattern ^(?!\\.)(?!\\./).+' },
+  bitrise: { kind: 'remote-reference', reason: '$ref bitrise-step.json' },
   'anywork-ac-1.0': { kind: 'remote-reference', reason: '$ref base.json#/definitions/path' },
   'azure-deviceupdate-import-manifest-4.0': {
     kind: 'remote-reference',
