@@ -154,9 +154,16 @@ export const INPUT_CHOICES: readonly string[] = ['auto', 'text', ...Object.value
 const INPUT_HELP =
   "what the input is: auto (a model server's streamed body is decoded, anything else is read as text, unchanged: see Input below), text (read as text, whatever it looks like), or the provider's wire format";
 
-function schemaOptions(command: Command): Command {
+/**
+ * `--schema` of the stream modes, which also load a schema from code (schema-options.ts); batch
+ * sends its schema to worker threads as data, so it takes a JSON Schema file only.
+ */
+const SCHEMA_MODULE_HELP =
+  'JSON Schema file each value must match, or module.mjs#Export: a JavaScript module and one of its exports (default without #), a Standard Schema (zod, valibot, arktype...) or a JSON Schema object';
+
+function schemaOptions(command: Command, schemaHelp = 'JSON Schema file each value must match'): Command {
   return command
-    .option('--schema <file>', 'JSON Schema file each value must match')
+    .option('--schema <file>', schemaHelp)
     .option('--schema-ref <name>', 'schema by dotted reference, e.g. llmjson.kg.definition_relationship.v1 (built in)')
     .option(
       '--schema-root <dir>',
@@ -209,7 +216,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
         nonNegativeInteger('--require'),
       );
     }
-    schemaOptions(command);
+    schemaOptions(command, SCHEMA_MODULE_HELP);
     if (takes('fail-fast')) {
       command.option(
         '--fail-fast',
