@@ -18,9 +18,11 @@
  * iterable fed the stream's chunks.
  */
 
+import { Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { parsePartialJson } from '@ai-sdk/ui-utils';
-import type { JsonSchema } from '@llmjson/core';
+import { createJsonlDecoder, type JsonSchema } from '@llmjson/core';
+import { compileSchema } from '@llmjson/core/ajv';
 import { createJsonlStream, createPartialStream } from '@llmjson/node';
 import { parse as jsonriverParse } from 'jsonriver';
 import { type Entrant, Layer } from '../entrants.js';
@@ -94,6 +96,58 @@ function jsonlFleet(schema: JsonSchema, keep = true): FleetMaker {
     };
   };
 }
+
+/** N core JSONL decoders with `schema` (no Node stream around them): the engine's share of the interleaving. */
+function decoderFleet(schema: JsonSchema): FleetMaker {
+  return (n) => {
+    const outputs = Array.from({ length: n }, (): unknown[] => []);
+    const decoders = outputs.map((values) =>
+      createJsonlDecoder(
+        { schema, compileJsonSchema: compileSchema },
+        {
+          value(value) {
+            values.push(value);
+          },
+          diagnostic() {},
+        },
+      ),
+    );
+    return {
+      write: (s, chunk) => decoders[s]?.write(chunk),
+      async end() {
+        for (const decoder of decoders) decoder.end();
+        return outputs.flat();
+      },
+    };
+  };
+}
+
+/**
+ * N Transforms that pass every chunk through and do nothing else (llmjson's stream options):
+ * Node's own stream machinery, the floor of the interleaving; delivers every chunk, stream by stream.
+ */
+const floorFleet: FleetMaker = (n) => {
+  const outputs = Array.from({ length: n }, (): unknown[] => []);
+  const streams = outputs.map((chunks) => {
+    const stream = new Transform({
+      decodeStrings: false,
+      readableObjectMode: true,
+      transform: (chunk: string, _encoding, callback) => callback(null, chunk),
+    });
+    stream.on('data', (chunk: unknown) => {
+      chunks.push(chunk);
+    });
+    return stream;
+  });
+  return {
+    write: (s, chunk) => streams[s]?.write(chunk),
+    async end() {
+      for (const stream of streams) stream.end();
+      await Promise.all(streams.map((stream) => finished(stream)));
+      return outputs.flat();
+    },
+  };
+};
 
 /** N Node partial streams with `schema`, default options (paced snapshots); each snapshot read; delivers each stream's final value. */
 function partialFleet(schema: JsonSchema): FleetMaker {
@@ -227,20 +281,27 @@ function interleaved(
 
 /**
  * One stream written `chunks` one at a time, each to an idle stream (a microtask after each
- * write), with an event-loop turn after every `perTurn` writes: the interleaved run's writes
- * and turns, through one stream.
+ * write; `settle` false for a synchronous engine, which needs none), with an event-loop turn
+ * after every `perTurn` writes: the interleaved run's writes and turns, through one stream.
  */
-function oneStream(name: string, make: FleetMaker, chunks: readonly string[], perTurn: number): Entrant {
+function oneStream(
+  name: string,
+  make: FleetMaker,
+  chunks: readonly string[],
+  perTurn: number,
+  layer: Layer = Layer.stream,
+  settle = true,
+): Entrant {
   return {
     name,
-    layer: Layer.stream,
+    layer,
     ours: false,
     async run() {
       const fleet = make(1);
       let written = 0;
       for (const chunk of chunks) {
         fleet.write(0, chunk);
-        await RESOLVED;
+        if (settle) await RESOLVED;
         if (++written === perTurn) {
           written = 0;
           await nextTurn();
@@ -294,6 +355,10 @@ function inputs(n: number): Inputs {
 const names = {
   jsonl: (n: number) => `llmjson createJsonlStream × ${n.toLocaleString('en-US')}, interleaved`,
   jsonlOne: 'llmjson createJsonlStream × 1, the same input',
+  decoder: (n: number) => `llmjson createJsonlDecoder × ${n.toLocaleString('en-US')} (core, no stream), interleaved`,
+  decoderOne: 'llmjson createJsonlDecoder × 1 (core, no stream), the same input',
+  floor: (n: number) => `do-nothing Transform × ${n.toLocaleString('en-US')} (passes each chunk), interleaved`,
+  floorOne: 'do-nothing Transform × 1 (passes each chunk), the same input',
   partial: (n: number) => `llmjson createPartialStream × ${n.toLocaleString('en-US')} (schema), interleaved`,
   partialOne: 'llmjson createPartialStream × 1 (schema), the same documents as one array',
   ai: (n: number) => `ai parsePartialJson × ${n.toLocaleString('en-US')}, re-parse per chunk, interleaved`,
@@ -334,6 +399,22 @@ function casesFor(all: readonly Inputs[]): Case[] {
           expected: input.jsonlValues,
         },
         { entrant: oneStream(names.jsonlOne, jsonlFleet(schema), input.jsonl.flat(), n), expected: input.jsonlValues },
+        {
+          entrant: interleaved(names.decoder(n), Layer.engine, true, decoderFleet(schema), input.jsonl),
+          expected: input.jsonlValues,
+        },
+        {
+          entrant: oneStream(names.decoderOne, decoderFleet(schema), input.jsonl.flat(), n, Layer.engine, false),
+          expected: input.jsonlValues,
+        },
+        {
+          entrant: interleaved(names.floor(n), Layer.floor, false, floorFleet, input.jsonl),
+          expected: input.jsonl.flat(),
+        },
+        {
+          entrant: oneStream(names.floorOne, floorFleet, input.jsonl.flat(), n, Layer.floor),
+          expected: input.jsonl.flat(),
+        },
       ],
     });
     const arrayText = `[${input.documents.map((d) => JSON.stringify(d)).join(',')}]`;
@@ -380,10 +461,21 @@ function cases(quick: boolean): Case[] {
 
 const gc: (() => void) | undefined = (globalThis as { gc?: () => void }).gc;
 
+/**
+ * heapUsed after collections, repeated until it settles: V8 drops the bytecode of functions not
+ * run for a few collections (the timed runs' code), so the first collections after the timing
+ * free megabytes that have nothing to do with the streams, and a figure taken across them comes
+ * out negative.
+ */
 function heapUsed(): number {
-  gc?.();
-  gc?.();
-  return process.memoryUsage().heapUsed;
+  let last = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 20; i++) {
+    gc?.();
+    const now = process.memoryUsage().heapUsed;
+    if (Math.abs(last - now) < 16_384) return now;
+    last = now;
+  }
+  return last;
 }
 
 interface HeapFigures {
@@ -393,27 +485,42 @@ interface HeapFigures {
   readonly mid: number;
 }
 
+/**
+ * One measurement: the heap before, with `make`'s N streams created, and with half of each
+ * stream's chunks written; then the rest, so that every stream ends on a whole document, as in
+ * the timed runs. A function of its own so that the fleet dies with its frame (a variable of a
+ * loop in an async function stays alive in the function's context until overwritten, and the
+ * next round's "before" would count the previous fleet).
+ */
+async function measureOnce(make: FleetMaker, chunks: readonly (readonly string[])[]): Promise<HeapFigures> {
+  const n = chunks.length;
+  const before = heapUsed();
+  const fleet = make(n);
+  const idle = (heapUsed() - before) / n;
+  const rounds = roundsOf(chunks);
+  const half = Math.ceil(rounds / 2);
+  await feedInterleaved(fleet, chunks, half);
+  const mid = (heapUsed() - before) / n;
+  await feedInterleaved(fleet, chunks, rounds, half);
+  await fleet.end();
+  return { idle, mid };
+}
+
 /** Heap held per open stream of `make`, idle and mid-document (the median of HEAP_REPEATS). */
 async function heapPerStream(make: FleetMaker, chunks: readonly (readonly string[])[]): Promise<HeapFigures> {
-  const idle: number[] = [];
-  const mid: number[] = [];
-  const n = chunks.length;
   // Compiled schemas and code paths first: they are paid once per process, not per stream.
   const warm = make(1);
   await feedInterleaved(warm, chunks.slice(0, 1), roundsOf(chunks));
   await warm.end();
+  const idle: number[] = [];
+  const mid: number[] = [];
   for (let i = 0; i < HEAP_REPEATS; i++) {
     sink = undefined;
-    const before = heapUsed();
-    const fleet = make(n);
-    idle.push((heapUsed() - before) / n);
-    const rounds = roundsOf(chunks);
-    const half = Math.ceil(rounds / 2);
-    await feedInterleaved(fleet, chunks, half);
-    mid.push((heapUsed() - before) / n);
-    // The rest, so that every stream ends on a whole document, as in the timed runs.
-    await feedInterleaved(fleet, chunks, rounds, half);
-    await fleet.end();
+    // Streams that ended still wait for their 'close' (next ticks): let them go first.
+    await nextTurn();
+    const figures = await measureOnce(make, chunks);
+    idle.push(figures.idle);
+    mid.push(figures.mid);
   }
   return { idle: median(idle), mid: median(mid) };
 }
@@ -441,7 +548,9 @@ export const concurrentStreams: Scenario = {
     'one object of that union for the Node partial streams (with the schema) — cut in 4-character chunks and fed one chunk per stream per round, ' +
     'an event-loop turn after each round, as a server reading many sockets does; default options. ' +
     'Reference: the same input through one stream (for the partial streams the same documents as one array, its schema an array of the union), ' +
-    'the same writes each to an idle stream, with as many event-loop turns. Peers on the same interleaving: the AI SDK’s `parsePartialJson` per stream, ' +
+    'the same writes each to an idle stream, with as many event-loop turns. To split the cost, the same interleaving of the JSONL input through N core decoders ' +
+    '(`createJsonlDecoder`, no stream) and through N do-nothing Transforms (Node’s stream machinery alone), each against one of its kind. ' +
+    'Peers on the same interleaving: the AI SDK’s `parsePartialJson` per stream, ' +
     'the stream’s text so far re-parsed after each chunk (as `useObject` does), and jsonriver, one parser per stream over an async iterable of its chunks. ' +
     'Heap per open stream: `heapUsed` after `gc()` with N streams created and nothing written (idle), then with half of each stream’s chunks written (mid-document), ' +
     `minus the heap before, ÷ N (median of ${HEAP_REPEATS}). Creation: ${CREATED} streams created with the schema object seen before, ` +
@@ -477,6 +586,18 @@ export const concurrentStreams: Scenario = {
           formatSpread(jsonlRatio),
         ],
         [
+          `${label} JSONL streams`,
+          names.decoder(input.n),
+          `${find(jsonl, names.decoder(input.n)).medianMs.toFixed(0)} ms`,
+          `${formatSpread(ratio(find(jsonl, names.decoder(input.n)), find(jsonl, names.decoderOne)))} one decoder`,
+        ],
+        [
+          `${label} JSONL streams`,
+          names.floor(input.n),
+          `${find(jsonl, names.floor(input.n)).medianMs.toFixed(0)} ms`,
+          `${formatSpread(ratio(find(jsonl, names.floor(input.n)), find(jsonl, names.floorOne)))} one do-nothing Transform`,
+        ],
+        [
           `${label} partial streams (${formatSize(input.partialSize)})`,
           names.partial(input.n),
           `${ours.medianMs.toFixed(0)} ms`,
@@ -508,7 +629,7 @@ export const concurrentStreams: Scenario = {
     }
     const interleavingTable: Table = {
       caption:
-        'Interleaved streams against the same input through one stream (time ÷ one stream: 1× means no cost for having many open; median over rounds). Peers ÷ the one llmjson stream, and ÷ llmjson’s interleaved streams.',
+        'Interleaved streams against the same input through one stream (time ÷ one stream: 1× means no cost for having many open; median over rounds). The core decoder alone and a do-nothing Transform, each ÷ one of its own kind, split the cost between the engine and Node’s stream machinery. Peers ÷ the one llmjson stream, and ÷ llmjson’s interleaved streams.',
       header: ['case', 'entrant', 'time of one run', 'time ÷ one stream'],
       rows: interleavingRows,
     };
