@@ -1,3 +1,14 @@
+/**
+ * `@llmjson/core`: the platform-neutral engines (JSONL decoding, salvage, array elements,
+ * partial values, provider and tool-call decoders, the validator seam) and their one-shot
+ * functions, with no Node or DOM types and no I/O. Only what a user calls, passes or names is
+ * exported here; the plumbing the other packages share is `@llmjson/core/internal`
+ * (docs/decisions/025-public-and-internal-core.md). JSON Schema through ajv is its own entry,
+ * `@llmjson/core/ajv`, so a bundle that never compiles a JSON Schema carries no ajv.
+ *
+ * @module index
+ */
+
 export {
   COERCION_RULES,
   type CoerceOption,

@@ -2,6 +2,8 @@
  * @llmjson/web: every llmjson stream as a WHATWG `TransformStream`, for browsers and edge
  * runtimes. The names, options and stream properties are the same as @llmjson/node's
  * (test/types/node-web-surface.test.ts holds the two surfaces to each other).
+ *
+ * @module index
  */
 
 export {
