@@ -1,5 +1,7 @@
 /**
- * Every ```ts and ```js block in README.md type-checks against the built packages and runs.
+ * Every ```ts and ```js block in README.md and in the guide's chapters (docs/guide/*.md)
+ * type-checks against the built packages and runs: a chapter's example that breaks fails here
+ * exactly as a README example does.
  *
  * Each block is written to test/docs/.snippets/<id>/ (git-ignored, removed afterwards unless
  * KEEP_SNIPPETS=1), type-checked by one `tsc` run with the repository's strict settings
@@ -9,7 +11,7 @@
  * fixtures and a local fake model server (test/docs/support/fake-model-server.ts): `fetch` is
  * routed to it by test/docs/support/snippet-env.mjs, so no snippet reaches the network.
  *
- * Conventions for README blocks:
+ * Conventions for the blocks (README.md and docs/guide/*.md alike):
  * - A block imports everything it uses from a package (`@llmjson/*`, `node:*`, zod): a reader
  *   copies it as written. What is the reader's own — the model's text stream, `render`, a
  *   schema defined in an earlier block, the page's DOM nodes — comes from a hidden prelude.
@@ -31,8 +33,8 @@
  *   REASON` type-checks only.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { transformSync } from 'esbuild';
@@ -47,8 +49,10 @@ const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const run = promisify(execFile);
 
 interface Snippet {
-  /** `readme-0066`: the README line of the opening fence. */
+  /** `readme-0066`, `guide-jsonl-0012`: the document and the line of the opening fence. */
   readonly id: string;
+  /** The markdown file, relative to the repository root: `README.md`, `docs/guide/jsonl.md`. */
+  readonly doc: string;
   readonly line: number;
   readonly lang: 'ts' | 'js';
   readonly code: string;
@@ -59,8 +63,11 @@ interface Snippet {
   readonly noRun: string | undefined;
 }
 
-/** The ts/js blocks of a markdown text, each with the hidden prelude before it. */
-export function extractSnippets(markdown: string): Snippet[] {
+/**
+ * The ts/js blocks of a markdown text, each with the hidden prelude before it. `doc` names the
+ * file in ids and messages.
+ */
+export function extractSnippets(markdown: string, doc = 'README.md'): Snippet[] {
   const lines = markdown.split('\n');
   const snippets: Snippet[] = [];
   let fence: string | undefined;
@@ -92,7 +99,8 @@ export function extractSnippets(markdown: string): Snippet[] {
         return m === null ? [] : [m[1] as string];
       });
     snippets.push({
-      id: `readme-${String(i + 1).padStart(4, '0')}`,
+      id: `${documentSlug(doc)}-${String(i + 1).padStart(4, '0')}`,
+      doc,
       line: i + 1,
       lang,
       code,
@@ -111,7 +119,21 @@ export function extractSnippets(markdown: string): Snippet[] {
   return snippets;
 }
 
-const snippets = extractSnippets(readFileSync(join(root, 'README.md'), 'utf8'));
+/** `readme` for README.md, `guide-jsonl` for docs/guide/jsonl.md: a folder name for ids. */
+function documentSlug(doc: string): string {
+  return doc === 'README.md' ? 'readme' : `guide-${basename(doc, '.md').toLowerCase()}`;
+}
+
+const guideDir = join(root, 'docs', 'guide');
+/** README.md, then every chapter of the guide in name order. */
+const documents = [
+  'README.md',
+  ...readdirSync(guideDir)
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/guide/${name}`),
+];
+const snippets = documents.flatMap((doc) => extractSnippets(readFileSync(join(root, doc), 'utf8'), doc));
 const sourceName = (s: Snippet) => (s.lang === 'ts' ? 'snippet.ts' : 'snippet.mjs');
 /** Lines before the block's first line in the written file: the header comment and the prelude. */
 const headerLines = (s: Snippet) => 1 + s.prelude.length;
@@ -119,7 +141,7 @@ const headerLines = (s: Snippet) => 1 + s.prelude.length;
 /** `web` for a block that imports @llmjson/web (checked with the DOM library), else `node`. */
 const environment = (s: Snippet) => (/from '@llmjson\/web/.test(s.code) ? 'web' : 'node');
 const checkedConfigs: string[] = [];
-/** tsc's complaints, by snippet id, with README line numbers. */
+/** tsc's complaints, by snippet id, with the markdown file's line numbers. */
 const typeErrors = new Map<string, string[]>();
 let server: FakeModelServer;
 
@@ -132,9 +154,9 @@ beforeAll(async () => {
     for (const { name, from } of s.files) cpSync(join(root, from), join(dir, name), { recursive: true });
     for (const args of s.llmjson) {
       const result = spawnSync(process.execPath, [cli, ...args.split(' ')], { cwd: dir, encoding: 'utf8' });
-      if (result.status !== 0) throw new Error(`README.md:${s.line}: llmjson ${args}: ${result.stderr}`);
+      if (result.status !== 0) throw new Error(`${s.doc}:${s.line}: llmjson ${args}: ${result.stderr}`);
     }
-    const header = s.lang === 'js' ? '// @ts-check' : `// README.md line ${s.line + 1}`;
+    const header = s.lang === 'js' ? '// @ts-check' : `// ${s.doc} line ${s.line + 1}`;
     writeFileSync(join(dir, sourceName(s)), [header, ...s.prelude, s.code, 'export {};', ''].join('\n'));
   }
   // Node blocks are checked as a Node project is (Node's types, no DOM); blocks that import
@@ -169,7 +191,7 @@ beforeAll(async () => {
     output.push(...checked.stdout.split('\n'));
   }
   for (const message of output.filter((l) => /error TS\d+/.test(l))) {
-    const m = /\.snippets\/(readme-\d+)\/snippet\.m?[jt]s\((\d+),(\d+)\): (.*)$/.exec(message);
+    const m = /\.snippets\/([\w-]+-\d+)\/snippet\.m?[jt]s\((\d+),(\d+)\): (.*)$/.exec(message);
     const s = snippets.find((x) => x.id === m?.[1]);
     if (m === null || s === undefined) {
       typeErrors.set('other', [...(typeErrors.get('other') ?? []), message]);
@@ -177,7 +199,7 @@ beforeAll(async () => {
     }
     const fileLine = Number(m[2]);
     const where =
-      fileLine > headerLines(s) ? `README.md:${s.line + fileLine - headerLines(s)}` : `prelude line ${fileLine - 1}`;
+      fileLine > headerLines(s) ? `${s.doc}:${s.line + fileLine - headerLines(s)}` : `prelude line ${fileLine - 1}`;
     typeErrors.set(s.id, [...(typeErrors.get(s.id) ?? []), `${where}:${m[3]}: ${m[4]}`]);
   }
   server = await startFakeModelServer();
@@ -188,11 +210,23 @@ afterAll(async () => {
   if (process.env.KEEP_SNIPPETS !== '1') rmSync(snippetsDir, { recursive: true, force: true });
 });
 
+/** The ts/js opening fences of a markdown file, counted independently of the extractor. */
+const fencesIn = (doc: string) =>
+  readFileSync(join(root, doc), 'utf8')
+    .split('\n')
+    .filter((l) => /^```\s*(ts|js|typescript|javascript|mjs)\s*$/.test(l)).length;
+
 test('README.md has ts and js blocks, and the extractor finds them all', () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const fences = readme.split('\n').filter((l) => /^```\s*(ts|js|typescript|javascript|mjs)\s*$/.test(l)).length;
-  expect(snippets.length).toBe(fences);
-  expect(snippets.length).toBeGreaterThanOrEqual(10);
+  expect(snippets.filter((s) => s.doc === 'README.md').length).toBe(fencesIn('README.md'));
+  // One example per capability; the chapters in docs/guide/ hold the rest.
+  expect(snippets.filter((s) => s.doc === 'README.md').length).toBeGreaterThanOrEqual(9);
+});
+
+test('every guide chapter is read, and the extractor finds all of its ts and js blocks', () => {
+  const chapters = documents.filter((doc) => doc !== 'README.md');
+  expect(chapters).toContain('docs/guide/jsonl.md');
+  for (const doc of chapters) expect(snippets.filter((s) => s.doc === doc).length, doc).toBe(fencesIn(doc));
+  expect(snippets.filter((s) => s.doc !== 'README.md').length).toBeGreaterThanOrEqual(15);
 });
 
 test('the type-check ran and found nothing outside the snippets', () => {
@@ -201,7 +235,7 @@ test('the type-check ran and found nothing outside the snippets', () => {
   expect(typeErrors.get('other') ?? []).toEqual([]);
 });
 
-describe.each(snippets)('README.md line $line ($lang)', (s) => {
+describe.each(snippets)('$doc line $line ($lang)', (s) => {
   test('type-checks', () => {
     expect(typeErrors.get(s.id) ?? []).toEqual([]);
   });
@@ -217,8 +251,8 @@ describe.each(snippets)('README.md line $line ($lang)', (s) => {
       env: { ...process.env, LLMJSON_SNIPPET_SERVER: server.origin, NO_COLOR: '1' },
       timeout: 30_000,
     }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
-      throw new Error(`README.md:${s.line} failed:\n${error.stderr ?? ''}\n${error.stdout ?? ''}\n${error.message}`);
+      throw new Error(`${s.doc}:${s.line} failed:\n${error.stderr ?? ''}\n${error.stdout ?? ''}\n${error.message}`);
     });
-    for (const text of s.expect) expect(`${stdout}\n${stderr}`, `README.md:${s.line}`).toContain(text);
+    for (const text of s.expect) expect(`${stdout}\n${stderr}`, `${s.doc}:${s.line}`).toContain(text);
   });
 });
