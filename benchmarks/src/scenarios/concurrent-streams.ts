@@ -123,6 +123,29 @@ function decoderFleet(schema: JsonSchema): FleetMaker {
 }
 
 /**
+ * The simplest framing a user could write, per stream: each chunk appended to the stream's
+ * pending string, `JSON.parse` at the newline; no validation, no stream. What any per-stream
+ * state built from small chunks pays on the interleaving, to compare the decoder's loss with.
+ */
+const minimalFleet: FleetMaker = (n) => {
+  const pending = Array.from({ length: n }, () => '');
+  const outputs = Array.from({ length: n }, (): unknown[] => []);
+  return {
+    write(s, chunk) {
+      let text = chunk;
+      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n')) {
+        const line = (pending[s] ?? '') + text.slice(0, at);
+        pending[s] = '';
+        text = text.slice(at + 1);
+        if (line !== '') outputs[s]?.push(JSON.parse(line));
+      }
+      pending[s] += text;
+    },
+    end: async () => outputs.flat(),
+  };
+};
+
+/**
  * N Transforms that pass every chunk through and do nothing else (llmjson's stream options):
  * Node's own stream machinery, the floor of the interleaving; delivers every chunk, stream by stream.
  */
@@ -357,6 +380,9 @@ const names = {
   jsonlOne: 'llmjson createJsonlStream × 1, the same input',
   decoder: (n: number) => `llmjson createJsonlDecoder × ${n.toLocaleString('en-US')} (core, no stream), interleaved`,
   decoderOne: 'llmjson createJsonlDecoder × 1 (core, no stream), the same input',
+  minimal: (n: number) =>
+    `append + JSON.parse at the newline × ${n.toLocaleString('en-US')} (no validation, no stream), interleaved`,
+  minimalOne: 'append + JSON.parse at the newline × 1 (no validation, no stream), the same input',
   floor: (n: number) => `do-nothing Transform × ${n.toLocaleString('en-US')} (passes each chunk), interleaved`,
   floorOne: 'do-nothing Transform × 1 (passes each chunk), the same input',
   partial: (n: number) => `llmjson createPartialStream × ${n.toLocaleString('en-US')} (schema), interleaved`,
@@ -405,6 +431,14 @@ function casesFor(all: readonly Inputs[]): Case[] {
         },
         {
           entrant: oneStream(names.decoderOne, decoderFleet(schema), input.jsonl.flat(), n, Layer.engine, false),
+          expected: input.jsonlValues,
+        },
+        {
+          entrant: interleaved(names.minimal(n), Layer.engine, false, minimalFleet, input.jsonl),
+          expected: input.jsonlValues,
+        },
+        {
+          entrant: oneStream(names.minimalOne, minimalFleet, input.jsonl.flat(), n, Layer.engine, false),
           expected: input.jsonlValues,
         },
         {
@@ -549,7 +583,8 @@ export const concurrentStreams: Scenario = {
     'an event-loop turn after each round, as a server reading many sockets does; default options. ' +
     'Reference: the same input through one stream (for the partial streams the same documents as one array, its schema an array of the union), ' +
     'the same writes each to an idle stream, with as many event-loop turns. To split the cost, the same interleaving of the JSONL input through N core decoders ' +
-    '(`createJsonlDecoder`, no stream) and through N do-nothing Transforms (Node’s stream machinery alone), each against one of its kind. ' +
+    '(`createJsonlDecoder`, no stream), through the simplest framing a user could write (append each chunk to the stream’s pending string, `JSON.parse` at the newline) ' +
+    'and through N do-nothing Transforms (Node’s stream machinery alone), each against one of its kind. ' +
     'Peers on the same interleaving: the AI SDK’s `parsePartialJson` per stream, ' +
     'the stream’s text so far re-parsed after each chunk (as `useObject` does), and jsonriver, one parser per stream over an async iterable of its chunks. ' +
     'Heap per open stream: `heapUsed` after `gc()` with N streams created and nothing written (idle), then with half of each stream’s chunks written (mid-document), ' +
@@ -590,6 +625,12 @@ export const concurrentStreams: Scenario = {
           names.decoder(input.n),
           `${find(jsonl, names.decoder(input.n)).medianMs.toFixed(0)} ms`,
           `${formatSpread(ratio(find(jsonl, names.decoder(input.n)), find(jsonl, names.decoderOne)))} one decoder`,
+        ],
+        [
+          `${label} JSONL streams`,
+          names.minimal(input.n),
+          `${find(jsonl, names.minimal(input.n)).medianMs.toFixed(0)} ms`,
+          `${formatSpread(ratio(find(jsonl, names.minimal(input.n)), find(jsonl, names.minimalOne)))} one loop; llmjson's interleaved decoders ÷ these: ${formatSpread(ratio(find(jsonl, names.decoder(input.n)), find(jsonl, names.minimal(input.n))))}`,
         ],
         [
           `${label} JSONL streams`,
