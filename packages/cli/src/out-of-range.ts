@@ -8,6 +8,7 @@
 
 import type { Diagnostic, DiagnosticReason } from '@llmjson/core';
 import { quoteInput } from '@llmjson/core/internal';
+import type { JSONL_ANSWER_REASON } from './jsonl-answer.js';
 
 /** The diagnostic reason of a value that holds a number beyond the double range. */
 export const OUT_OF_RANGE_REASON = 'out-of-range' as const;
@@ -15,9 +16,9 @@ export const OUT_OF_RANGE_REASON = 'out-of-range' as const;
 /** The envelope's `error.detail` for a run that met such a value. */
 export const OUT_OF_RANGE_DETAIL = 'NUMBER_OUT_OF_RANGE';
 
-/** A diagnostic the CLI prints: the engines' reasons, and the CLI's own `out-of-range`. */
+/** A diagnostic the CLI prints: the engines' reasons, and the CLI's own `out-of-range` and `jsonl-answer`. */
 export type CliDiagnostic = Omit<Diagnostic, 'reason'> & {
-  readonly reason: DiagnosticReason | typeof OUT_OF_RANGE_REASON;
+  readonly reason: DiagnosticReason | typeof OUT_OF_RANGE_REASON | typeof JSONL_ANSWER_REASON;
 };
 
 /** Where in `value` a number JSON cannot print sits: its JSON Pointer and the number read. */

@@ -45,6 +45,7 @@ import { coerceFromFlag } from './coerce-flag.js';
 import { type DiagnosticsFormat, formatDiagnostic, MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { sniffInput } from './input-sniff.js';
+import { jsonlAnswerNote } from './jsonl-answer.js';
 import { LineIndex } from './line-index.js';
 import {
   type CliDiagnostic,
@@ -496,6 +497,9 @@ async function streamCommand(
       for (const d of outcome.diagnostics ?? []) onDiagnostic(d);
       json = outcome.json;
       await print(json);
+      // A JSONL answer read as one document: the lines not printed are said, with the mode for them.
+      const note = jsonlAnswerNote(answer, json, outcome.source);
+      if (note !== undefined) onDiagnostic(note);
     } else if (outcome !== undefined) {
       status = outcome.status;
       failure =
