@@ -100,10 +100,20 @@ export async function runToolsCommand(file: string | undefined, flags: ToolsFlag
   });
   const input: Readable = file === undefined || file === '-' ? io.stdin : await openInputFile(io.cwd, file);
   const stdout = lineWriter(io.stdout);
+  // Calls whose rejection a text line already said. The stream reports one bad call several
+  // times — a violation while its arguments stream, then their schema failures once complete
+  // (each counted in its stats, and each kept by --diagnostics json) — which on a terminal said
+  // one forbidden key in four lines: the first says it.
+  const said = new Set<string>();
   stream.on('diagnostic', (d: Diagnostic) => {
     // The violation that ends a --fail-fast run is stated by its one verdict line (below).
     const verdict = d.reason === 'schema' || d.reason === 'violation';
     if (flags.failFast === true && verdict && flags.diagnostics !== 'json') return;
+    if (verdict && d.toolCall !== undefined && flags.diagnostics === 'text') {
+      const key = callKey(d.toolCall);
+      if (said.has(key)) return;
+      said.add(key);
+    }
     const text = formatDiagnostic(d, flags.diagnostics, 'llmjson tools');
     if (text !== undefined) io.stderr.write(text);
   });
