@@ -3,8 +3,9 @@
  * type-checks against the built packages and runs: a chapter's example that breaks fails here
  * exactly as a README example does.
  *
- * Each block is written to test/docs/.snippets/<id>/ (git-ignored, removed afterwards unless
- * KEEP_SNIPPETS=1), type-checked by one `tsc` run with the repository's strict settings
+ * Each block is written to test/docs/.snippets/run-<pid>/<id>/ (git-ignored; one folder per run,
+ * so that two runs at once in one working tree never delete each other's files; removed
+ * afterwards unless KEEP_SNIPPETS=1), type-checked by one `tsc` run with the repository's strict settings
  * (tsconfig.base.json: `strict`, `exactOptionalPropertyTypes`, `noUncheckedIndexedAccess`,
  * `module`/`moduleResolution` NodeNext; lib ES2022 + DOM, types node), `@llmjson/*` resolved
  * through the workspace's node_modules to the built packages, then run with Node against
@@ -34,7 +35,7 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { transformSync } from 'esbuild';
@@ -42,7 +43,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type FakeModelServer, startFakeModelServer } from './support/fake-model-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const snippetsDir = join(root, 'test', 'docs', '.snippets');
+const snippetsDir = join(root, 'test', 'docs', '.snippets', `run-${process.pid}`);
 const snippetEnv = fileURLToPath(new URL('./support/snippet-env.mjs', import.meta.url));
 const cli = join(root, 'packages', 'cli', 'dist', 'main.js');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -168,7 +169,7 @@ beforeAll(async () => {
     writeFileSync(
       config,
       JSON.stringify({
-        extends: '../../../tsconfig.base.json',
+        extends: relative(snippetsDir, join(root, 'tsconfig.base.json')),
         compilerOptions: {
           composite: false,
           declaration: false,
@@ -191,7 +192,7 @@ beforeAll(async () => {
     output.push(...checked.stdout.split('\n'));
   }
   for (const message of output.filter((l) => /error TS\d+/.test(l))) {
-    const m = /\.snippets\/([\w-]+-\d+)\/snippet\.m?[jt]s\((\d+),(\d+)\): (.*)$/.exec(message);
+    const m = /\.snippets\/run-\d+\/([\w-]+-\d+)\/snippet\.m?[jt]s\((\d+),(\d+)\): (.*)$/.exec(message);
     const s = snippets.find((x) => x.id === m?.[1]);
     if (m === null || s === undefined) {
       typeErrors.set('other', [...(typeErrors.get('other') ?? []), message]);
