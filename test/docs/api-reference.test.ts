@@ -12,9 +12,17 @@
  * TypeDoc's `intentionallyNotExported` list applies to every package alike and warns in each
  * package that lacks one of the names.
  *
- * A second run over a fixture with a broken `{@link}` proves the check is alive.
+ * A second run over a fixture with a broken `{@link}` proves the check is alive. A third writes
+ * the reference as JSON (into a temporary folder) and checks that every module has a name: a
+ * package with several entry points gets one module per entry, and TypeDoc names the main one
+ * after its `@module` tag (`index`, in the file comment of packages/core/src/index.ts and
+ * packages/web/src/index.ts); without it the module's name is empty and its page is
+ * `_llmjson_core..html`.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 
@@ -30,7 +38,8 @@ interface Run {
 }
 
 function runTypedoc(...args: string[]): Run {
-  const result = spawnSync(process.execPath, [typedoc, '--emit', 'none', ...args], {
+  const emit = args.includes('--json') ? [] : ['--emit', 'none'];
+  const result = spawnSync(process.execPath, [typedoc, ...emit, ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
@@ -58,4 +67,32 @@ test('a broken {@link} fails the check', { timeout: 120_000 }, () => {
     '[warning] Failed to resolve link to "parseLineThatDoesNotExist" in comment for parseLine',
   ]);
   expect(run.status).not.toBe(0);
+});
+
+interface ReflectionJson {
+  readonly name: string;
+  /** TypeDoc's ReflectionKind: 2 is a module. */
+  readonly kind: number;
+  readonly children?: readonly ReflectionJson[];
+}
+
+test('every module of the reference has a name; a main entry point is `index`', { timeout: 300_000 }, () => {
+  const out = mkdtempSync(join(tmpdir(), 'llmjson-api-'));
+  try {
+    const run = runTypedoc('--out', join(out, 'html'), '--json', join(out, 'api.json'));
+    expect(run.status, run.output).toBe(0);
+    const modules: string[] = [];
+    const walk = (node: ReflectionJson, prefix: string) => {
+      for (const child of node.children ?? []) {
+        if (child.kind !== 2) continue;
+        modules.push(`${prefix}${child.name}`);
+        walk(child, `${prefix}${child.name}/`);
+      }
+    };
+    walk(JSON.parse(readFileSync(join(out, 'api.json'), 'utf8')) as ReflectionJson, '');
+    expect(modules.filter((name) => name === '' || name.endsWith('/'))).toEqual([]);
+    expect(modules).toEqual(expect.arrayContaining(['@llmjson/core/index', '@llmjson/core/ajv', '@llmjson/web/index']));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });
