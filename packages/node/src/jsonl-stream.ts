@@ -43,7 +43,9 @@ export interface JsonlStream<T = unknown> extends Transform {
 
 /**
  * Creates a JSONL Transform. Throws ConfigurationError for an invalid schema or option. Values
- * are typed by a Standard Schema (`SchemaValue`); `unknown` for a JSON Schema or none.
+ * are typed from the schema (`SchemaValue`): a Standard Schema's input type, the type
+ * json-schema-to-ts infers from a JSON Schema written `as const`; `unknown` for a JSON Schema of
+ * a wider type (`JsonSchema`, one read from a file), one with a `$ref`, or none.
  */
 export function createJsonlStream<S extends SchemaInput = SchemaInput>(
   options: JsonlStreamOptions<S> & { readonly records: true },
