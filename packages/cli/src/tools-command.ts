@@ -13,7 +13,7 @@
 
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ContractConfigurationError } from '@llmjson/contracts';
+import { ContractConfigurationError, compileContractSchema } from '@llmjson/contracts';
 import type { Diagnostic, JsonSchema, ProviderInput, ToolCallUpdate } from '@llmjson/core';
 import { quoteInput } from '@llmjson/core/internal';
 import { ContractViolationError, createToolCallStream } from '@llmjson/node';
@@ -86,7 +86,18 @@ async function readTools(io: Io, file: string): Promise<Record<string, JsonSchem
     }
     throw error;
   }
-  return toolSchemas(text, file);
+  const tools = toolSchemas(text, file);
+  // Compiled here, tool by tool, so that a schema the meta-schema rejects is said with its file
+  // and tool (the stream compiles them again from the schema cache).
+  for (const [name, schema] of Object.entries(tools)) {
+    compileContractSchema(
+      schema,
+      `--tools ${quoteInput(file)}: the schema of tool "${quoteInput(name)}"`,
+      {},
+      { file: path },
+    );
+  }
+  return tools;
 }
 
 export async function runToolsCommand(file: string | undefined, flags: ToolsFlags, io: Io): Promise<number> {
