@@ -62,6 +62,9 @@ import { terminalLines, terminalOutput, terminalText } from './terminal-text.js'
 
 export type Mode = 'jsonl' | 'json' | 'salvage' | 'partial' | 'elements';
 
+/** A pushed value that cannot be printed (reported when pushed). */
+const UNPRINTABLE = Symbol('unprintable');
+
 /** Where a printed value starts, for the diagnostic of one that cannot be printed. */
 interface ValueAt {
   readonly offset: number;
@@ -283,7 +286,22 @@ async function streamCommand(
   let diagnosticCount = 0;
   let dropped = 0;
   const lines = new LineIndex();
+  /**
+   * partial: an out-of-range report held back. A snapshot does not say where its number sits, so
+   * the report's offset is how far the input was read, and the builder reports a syntax error
+   * found in the same chunk after delivering that chunk's value: the report waits for the first
+   * diagnostic at or past its offset, the next value, or the end, so that the lines keep offset
+   * order. Only the report waits; the value was not printed, and the others are not held.
+   */
+  let heldBack: CliDiagnostic | undefined;
+  const releaseHeldBack = (): void => {
+    if (heldBack === undefined) return;
+    const d = heldBack;
+    heldBack = undefined;
+    onDiagnostic(d);
+  };
   const onDiagnostic = (reported: CliDiagnostic, origin = mode as string) => {
+    if (heldBack !== undefined && reported.offset >= heldBack.offset) releaseHeldBack();
     diagnosticCount++;
     let d = reported;
     if (origin !== 'input' && d.line === undefined) {
@@ -370,38 +388,41 @@ async function streamCommand(
       reportedPaths.add(where.path);
     }
     outOfRange ??= where;
-    onDiagnostic({
-      reason: OUT_OF_RANGE_REASON,
-      ...at,
-      excerpt: '',
-      message: outOfRangeMessage(where),
-      path: where.path,
-    });
+    const d = { reason: OUT_OF_RANGE_REASON, ...at, excerpt: '', message: outOfRangeMessage(where), path: where.path };
+    if (mode !== 'partial') onDiagnostic(d);
+    else {
+      releaseHeldBack();
+      heldBack = d;
+    }
   };
-  /** Whether the value `print` was last given could be printed. */
+  /** Whether the value `print` (or `printPushed`) was last given could be printed. */
   let printable = true;
   /**
-   * Prints one value (unless --api); `printable` says whether it could be: a number beyond the
-   * double range (1e999 parses as Infinity) would print as `null`, so such a value is reported
-   * instead, where `source` (the engine's output item) says it starts. Nothing is allocated per value.
+   * The line of one value (undefined with --api, which prints none), or UNPRINTABLE: a number
+   * beyond the double range (1e999 parses as Infinity) would print as `null`, so such a value is
+   * reported instead, where `source` (the engine's output item) says it starts.
    */
-  const print = (value: unknown, source?: unknown): boolean | Promise<boolean> => {
+  const lineOf = (value: unknown, source?: unknown): string | undefined | typeof UNPRINTABLE => {
     // JSON.stringify writes a number beyond the double range as `null`: only a line that holds a
     // `null` is looked at again, value by value (--api prints no line: the value is walked).
     const line = flags.api === true ? undefined : JSON.stringify(value);
     const found = outOfRangeIn(value, line);
-    printable = found === undefined;
-    if (found !== undefined) {
-      reportOutOfRange(found, valueAt(source));
-      return true;
-    }
-    if (line === undefined) return true;
+    if (found === undefined) return line;
+    reportOutOfRange(found, valueAt(source));
+    return UNPRINTABLE;
+  };
+  /** Prints what `lineOf` gave; `printable` says whether it could. Nothing is allocated per value. */
+  const printLine = (line: string | undefined | typeof UNPRINTABLE): boolean | Promise<boolean> => {
+    printable = line !== UNPRINTABLE;
+    if (line === undefined || line === UNPRINTABLE) return true;
     const written = stdout.write(`${line}\n`);
     // With a file to write, a reader of stdout that goes away (`| head -1`) does not end the run:
     // the rest is read, and the file written, without printing.
     if (outputFile === undefined) return written;
     return written instanceof Promise ? written.then(() => true) : true;
   };
+  /** Prints one value (unless --api), or reports it when it cannot be printed. */
+  const print = (value: unknown, source?: unknown): boolean | Promise<boolean> => printLine(lineOf(value, source));
   const valueAt = (source: unknown): ValueAt => {
     if (source === undefined) return { offset: 0 };
     if (mode === 'partial') return { offset: lines.length };
@@ -520,17 +541,40 @@ async function streamCommand(
         return write(chunk, ...rest);
       }) as typeof engine.write;
     }
+    // Each value is looked at the moment the engine pushes it, not when it is printed: the engine
+    // reports what it finds as it finds it, while a value may wait in the stream's buffer (a slow
+    // stdout, a batch of writes), so an out-of-range report made at printing came after the
+    // diagnostics of later input. Pushes and 'data' events keep one order: the lines wait in a
+    // queue, and the value is printed as soon as it is read, as before.
+    // --api prints no partial snapshot: the document is looked at once, at the end.
+    const pushed: (string | undefined | typeof UNPRINTABLE)[] = [];
+    let next = 0;
+    if (!(mode === 'partial' && flags.api === true)) {
+      const push = engine.push.bind(engine);
+      engine.push = (item: unknown, encoding?: BufferEncoding): boolean => {
+        // jsonl reads records (for a value's line), salvage and elements their own: each has its value.
+        if (item !== null) {
+          releaseHeldBack();
+          pushed.push(lineOf(mode === 'partial' ? item : (item as { value: unknown }).value, item));
+        }
+        return push(item, encoding);
+      };
+    }
+    const takePushed = (): string | undefined | typeof UNPRINTABLE => {
+      const line = pushed[next++];
+      if (next === pushed.length) {
+        pushed.length = 0;
+        next = 0;
+      }
+      return line;
+    };
     const output = text.pipe(engine);
     text.on('error', (error) => engine.destroy(error));
     try {
       const ended = await consume(output, (out) => {
-        if (mode === 'partial') {
-          // --api prints no snapshot: the document is looked at once, at the end.
-          return flags.api === true ? true : print(out, out);
-        }
-        // jsonl reads records (for a value's line), salvage and elements their own: each has its value.
+        if (mode === 'partial') return flags.api === true ? true : printLine(takePushed());
         const value = (out as { value: unknown }).value;
-        const written = print(value, out);
+        const written = printLine(takePushed());
         if (printable) {
           valueCount++;
           if (keepValues) values.push(value);
@@ -544,6 +588,7 @@ async function streamCommand(
       }
     } catch (error) {
       if (!(error instanceof ContractViolationError)) throw error;
+      releaseHeldBack();
       stopAt(error);
     }
     if (violation !== undefined) {
@@ -589,6 +634,7 @@ async function streamCommand(
       failure = { reason: 'INCOMPLETE', message: 'the provider stream ended before the answer did (no finish reason)' };
     }
   }
+  releaseHeldBack();
   let code: number =
     status === 'succeeded' ? ExitCode.ok : provider?.error !== undefined ? ExitCode.provider : ExitCode.format;
   const count =
