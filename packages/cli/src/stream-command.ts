@@ -395,7 +395,7 @@ async function streamCommand(
       heldBack = d;
     }
   };
-  /** Whether the value `print` (or `printPushed`) was last given could be printed. */
+  /** Whether the value `printLine` was last given could be printed. */
   let printable = true;
   /**
    * The line of one value (undefined with --api, which prints none), or UNPRINTABLE: a number
