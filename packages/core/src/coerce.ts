@@ -70,9 +70,9 @@ import {
   type Dispatch,
   findDispatch,
   type JsonSchema,
-  resolveLocalAt,
   type ValidationResult,
 } from './schema-validator.js';
+import { resolveLocalAt } from './sub-schemas.js';
 
 export {
   COERCION_RULES,

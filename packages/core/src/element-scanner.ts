@@ -44,8 +44,9 @@ import {
 } from './engine.js';
 import { pointerOf } from './json-pointer.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
+import { checkChoice, checkOptionNames } from './option-names.js';
 import type { PrefixViolation } from './prefix-check.js';
-import { ConfigurationError, ConfigurationErrorCode, elementSchemaAt, type JsonSchema } from './schema-validator.js';
+import { ConfigurationError, ConfigurationErrorCode, type JsonSchema } from './schema-validator.js';
 import {
   isStandardSchema,
   jsonSchemaOf,
@@ -53,6 +54,7 @@ import {
   type SchemaValue,
   type StandardSchemaV1,
 } from './standard-schema.js';
+import { elementSchemaAt } from './sub-schemas.js';
 
 /**
  * `E` is the type of `elementSchema`, so that elements come out typed (`SchemaValue<E>`; see
@@ -76,8 +78,9 @@ export interface ElementOptions<E extends SchemaInput = SchemaInput> extends Val
   /** Deepest nesting accepted in the document. Default 512; deeper is `too-deep` and stops the scan. */
   readonly maxDepth?: number;
   /**
-   * Prefix validation of the element in flight (default `false`; the Node and Web element
-   * streams turn it on with `failFast`). With a schema, each element's text is checked as its
+   * Prefix validation of the element in flight (default `false`, for speed: decision 027; the
+   * Node and Web element streams default it to `failFast`, and the Web one then needs
+   * `prefixCheckWith`). With a schema, each element's text is checked as its
    * chunks arrive, and one `violation` diagnostic (`path` inside the element, `rule`, message
    * prefixed `element <index>: `, `branch` once the discriminator is known) is reported the
    * moment its prefix proves that no completion can match the element schema (prefix-check.ts).
@@ -90,7 +93,8 @@ export interface ElementOptions<E extends SchemaInput = SchemaInput> extends Val
    * The prefix check `prefixCheck` needs: `elementPrefixCheck` from `@llmjson/core` (or
    * `@llmjson/web`). The Node element stream passes it; core and the Web stream take it
    * explicitly, so that a page that never checks prefixes does not bundle it (decision 018).
-   * `prefixCheck: true` with a schema and without it is ConfigurationError `NO_PREFIX_CHECKER`.
+   * `prefixCheck: true` (or `failFast` on a stream) with a schema and without it is
+   * ConfigurationError `NO_PREFIX_CHECKER`.
    */
   readonly prefixCheckWith?: ElementPrefixFactory;
 }
@@ -175,6 +179,7 @@ class Scanner implements ElementScanner, ScanEvents {
   private chunkBase = 0;
 
   constructor(options: ElementOptions, sink: ElementSink) {
+    checkOptionNames('createElementScanner', options);
     this.path = options.path ?? '$';
     this.keys = parseElementPath(this.path);
     this.depth = this.keys.length + 1;
@@ -212,12 +217,7 @@ class Scanner implements ElementScanner, ScanEvents {
    * implementation.
    */
   private prefixCheck(options: ElementOptions, elementSchema: SchemaInput | undefined): ElementPrefixCheck | undefined {
-    if (options.prefixCheck !== undefined && typeof options.prefixCheck !== 'boolean') {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.optionInvalid,
-        `prefixCheck must be true or false, got ${quoteInput(String(options.prefixCheck))}`,
-      );
-    }
+    checkChoice('prefixCheck', options.prefixCheck, [true, false]);
     // Off unless asked: measured at 2.6–5.8× the scanner without it on 4-character chunks of
     // ~200-byte elements (benchmarks `prefix-check`, decision 018), over the 1.3× a default allows.
     const factory = options.prefixCheckWith;
@@ -225,7 +225,7 @@ class Scanner implements ElementScanner, ScanEvents {
     if (factory === undefined) {
       throw new ConfigurationError(
         ConfigurationErrorCode.noPrefixChecker,
-        "prefixCheck needs the prefix check, which core and the Web streams do not bundle unless asked: pass prefixCheckWith: elementPrefixCheck (import { elementPrefixCheck } from '@llmjson/core' or '@llmjson/web'); the Node element stream passes it for you",
+        "prefixCheck (which failFast turns on unless prefixCheck: false) needs the prefix check, which core and the Web streams do not bundle unless asked: pass prefixCheckWith: elementPrefixCheck (import { elementPrefixCheck } from '@llmjson/core' or '@llmjson/web'); the Node element stream passes it for you",
       );
     }
     const standard = isStandardSchema(elementSchema);

@@ -20,17 +20,35 @@ export {
   type DecodedWriter,
   type EncodingCheck,
 } from './encoding-check.js';
-export { checkHighWaterMark, type StreamOptions } from './engine.js';
-export { checkFailFastOptions, createFailFast, type FailFast, isViolation, violationOf } from './fail-fast.js';
+export { checkHighWaterMark, checkSnapshotDelay, type StreamOptions } from './engine.js';
+export {
+  checkFailFastOptions,
+  createFailFast,
+  type FailFast,
+  isViolation,
+  prefixCheckDefault,
+  violationOf,
+} from './fail-fast.js';
 export { type InlineCodeSpan, inlineCodeSpans, isFenceLine } from './fence.js';
 export { aiSdkLine } from './from-ai-sdk.js';
 export { JsonScanner, type JsonScannerOptions, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './json-scanner.js';
 export { checkJsonlOptions } from './jsonl-decoder.js';
+export {
+  checkChoice,
+  checkOptionNames,
+  closestName,
+  describeValue,
+  FACTORY_OPTION_NAMES,
+  namesChecked,
+  OPTION_NAMES_CHECKED,
+  optionNames,
+} from './option-names.js';
 export { TIMER_FLUSH_SLOTS } from './partial-value.js';
 export { PrefixChecker, type PrefixCheckOptions } from './prefix-check.js';
 export { PROVIDER_DECODER_STATE } from './provider/types.js';
 export { internSchema } from './schema-intern.js';
-export { elementSchemaAt, formatSchemaErrors, subSchemaAt, subSchemaPointer } from './schema-validator.js';
+export { formatSchemaErrors } from './schema-validator.js';
 export { compileStandardSchema, isStandardSchema, issuePointer, jsonSchemaOf } from './standard-schema.js';
 export { checkStructuredOutputOptions } from './structured-output.js';
+export { elementSchemaAt, subSchemaAt, subSchemaPointer } from './sub-schemas.js';
 export { createUtf8Chunks, type Utf8Chunks } from './utf8-chunks.js';

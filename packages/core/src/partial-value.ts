@@ -86,6 +86,7 @@ import {
   validatorFor,
 } from './engine.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
+import { checkChoice, checkOptionNames } from './option-names.js';
 import { PrefixChecker, type PrefixViolation, pointerOf } from './prefix-check.js';
 import {
   type CompiledSchema,
@@ -93,8 +94,6 @@ import {
   ConfigurationErrorCode,
   type JsonSchema,
   type JsonSchemaCompiler,
-  subSchemaAt,
-  subSchemaPointer,
   type ValidationResult,
 } from './schema-validator.js';
 import {
@@ -105,6 +104,7 @@ import {
   type StandardSchemaV1,
 } from './standard-schema.js';
 import { unfinishedEscape } from './string-escape.js';
+import { subSchemaAt, subSchemaPointer } from './sub-schemas.js';
 
 export type PathSegment = string | number;
 
@@ -330,16 +330,6 @@ function skipWhitespace(text: string, from: number): number {
   return i;
 }
 
-/** True when a change list changes the value (it adds or appends), not only closes values. */
-function checkChoice(name: string, value: string | undefined, choices: readonly string[]): void {
-  if (value !== undefined && !choices.includes(value)) {
-    throw new ConfigurationError(
-      ConfigurationErrorCode.optionInvalid,
-      `${name} must be ${choices.map((c) => `'${c}'`).join(' or ')}, got ${quoteInput(String(value))}`,
-    );
-  }
-}
-
 /**
  * A number, `true`, `false` or `null` the scanner accepted: `Number` reads a JSON number as
  * `JSON.parse` does (the same grammar's subset, rounded the same way), without its call cost.
@@ -466,6 +456,7 @@ class Builder implements ScanEvents {
   private stringDone = 0; // absolute offset up to which the string's raw text was appended
 
   constructor(options: PartialOptions, sink: PartialSink) {
+    checkOptionNames('createPartialBuilder', options);
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
     checkPositiveInteger('maxValueLength', options.maxValueLength, 'characters');
     checkChoice('updateOn', options.updateOn, ['changes', 'values']);
@@ -486,12 +477,7 @@ class Builder implements ScanEvents {
         : standard
           ? jsonSchemaOf(options.schema as StandardSchemaV1)
           : (options.schema as JsonSchema);
-    if (options.snapshots !== undefined && typeof options.snapshots !== 'boolean' && options.snapshots !== 'paced') {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.optionInvalid,
-        `snapshots must be true, false or 'paced', got ${quoteInput(String(options.snapshots))}`,
-      );
-    }
+    checkChoice('snapshots', options.snapshots, [true, false, 'paced']);
     const budget = options.snapshotBudget;
     if (budget !== undefined && !(typeof budget === 'number' && budget >= 0 && !Number.isNaN(budget))) {
       throw new ConfigurationError(
@@ -503,21 +489,11 @@ class Builder implements ScanEvents {
     this.paced = options.snapshots === 'paced';
     this.budget = budget ?? DEFAULT_SNAPSHOT_BUDGET;
     this.valuesOnly = options.updateOn === 'values';
-    if (options.trackChanges !== undefined && typeof options.trackChanges !== 'boolean') {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.optionInvalid,
-        `trackChanges must be true or false, got ${quoteInput(String(options.trackChanges))}`,
-      );
-    }
+    checkChoice('trackChanges', options.trackChanges, [true, false]);
     this.track = options.trackChanges !== false;
     this.reportNull = options.nullValue === 'report';
     this.prefix = undefined;
-    if (options.prefixCheck !== undefined && typeof options.prefixCheck !== 'boolean') {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.optionInvalid,
-        `prefixCheck must be true or false, got ${quoteInput(String(options.prefixCheck))}`,
-      );
-    }
+    checkChoice('prefixCheck', options.prefixCheck, [true, false]);
     if (options.schema !== undefined && options.prefixCheck !== false) {
       const schema = standard ? jsonSchemaOf(options.schema as StandardSchemaV1) : (options.schema as JsonSchema);
       if (schema !== undefined) {

@@ -17,8 +17,8 @@
  * can satisfy at most one branch (the constants differ and the property is required), so
  * `oneOf` and `anyOf` both reduce to "the named branch, plus the root's other keywords".
  *
- * Sub-schemas (`elementSchemaAt`, `subSchemaAt`) are found by walking the schema's JSON; each
- * result means on its own what it means in place, so any compiler can compile it.
+ * Sub-schemas (`elementSchemaAt`, `subSchemaAt`, `subSchemaPointer`) live in sub-schemas.ts, with the
+ * reference index they walk by: only the engines that check parts of a value bundle them.
  *
  * Messages quote user input (pointers, discriminator names and values) through `quoteInput`:
  * at most MAX_QUOTED_LENGTH characters each.
@@ -28,11 +28,8 @@
  */
 
 import type { CoercionFix } from './coercion-options.js';
-import { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 import { ERRORS_OMITTED_KEYWORD, quoteInput, type SchemaError } from './diagnostics.js';
-import { escapePointer, isObject, type SchemaObject } from './json-pointer.js';
-import { REFERENCE_KEYWORDS } from './reference-cycles.js';
-import { schemaIndex } from './schema-index.js';
+import { escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
 
 export { ConfigurationError, ConfigurationErrorCode } from './configuration-error.js';
 
@@ -143,30 +140,23 @@ export function isStackOverflow(error: unknown): boolean {
 }
 
 /**
- * Follows `$ref`s from `schema`, found at `path` (property names from `root`): where the chain
- * ends, and its path. References resolve as ajv resolves them (schema-index.ts: nested `$id`
- * bases, anchors, embedded resources); the chain stops at one that cannot be told statically
- * (another document, a dynamic reference).
+ * Follows `$ref`s that are JSON pointers into `root` (`#`, `#/$defs/Name`), as they resolve from
+ * the root itself: the branches of a root `oneOf`. Any other reference stops the chain (the
+ * dispatch then finds no constant there and validates the whole `oneOf`: the same verdict).
+ * The walks below the root, where nested `$id`s change the base, resolve through schema-index.ts
+ * (sub-schemas.ts), which only the engines that need them bundle.
  */
-export function resolveLocalAt(
-  root: SchemaObject,
-  schema: unknown,
-  path: readonly string[],
-): [schema: unknown, path: readonly string[]] {
-  let node = schema;
-  let at = path;
-  const index = schemaIndex(root);
-  for (let seen = 0; seen <= 16 && isObject(node) && typeof node.$ref === 'string'; seen++) {
-    const target = index.resolve(node, node.$ref);
-    if (target === undefined) break;
-    node = target.node;
-    at = target.path;
-  }
-  return [node, at];
-}
-
 function resolveLocal(root: SchemaObject, schema: unknown): unknown {
-  return resolveLocalAt(root, schema, [])[0];
+  let node = schema;
+  for (let seen = 0; seen <= 16 && isObject(node) && typeof node.$ref === 'string'; seen++) {
+    const ref = node.$ref;
+    if (ref !== '#' && !ref.startsWith('#/')) break;
+    const keys = ref === '#' ? [] : pointerKeys(ref.slice(1));
+    const target = keys === undefined ? undefined : walkKeys(root, keys);
+    if (target === undefined) break;
+    node = target;
+  }
+  return node;
 }
 
 export type Constant = string | number | boolean;
@@ -299,286 +289,6 @@ export function dispatchFailure(value: unknown, dispatch: Dispatch): ValidationR
     },
   ];
   return { valid: false, errors, message };
-}
-
-/**
- * The schema of the elements of the array at `path` (object keys from the root) inside a
- * document schema: `properties` along the path, then `items`, following `$ref`s as ajv resolves
- * them. The result means on its own what `items` means in the document (see `standaloneAt`).
- * Throws ConfigurationError when the schema does not describe such an array.
- */
-export function elementSchemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema {
-  if (typeof schema === 'boolean') return schema;
-  let node: unknown = schema;
-  let at: readonly string[] = [];
-  for (const key of path) {
-    [node, at] = resolveLocalAt(schema, node, at);
-    const properties = isObject(node) ? node.properties : undefined;
-    if (!isObject(properties) || !Object.hasOwn(properties, key)) {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.schemaInvalid,
-        `the schema has no "properties" entry for "${quoteInput(key)}" on the path $.${quoteInput(path.join('.'))}`,
-      );
-    }
-    node = properties[key];
-    at = [...at, 'properties', key];
-  }
-  [node, at] = resolveLocalAt(schema, node, at);
-  const items = isObject(node) ? node.items : undefined;
-  if (!isObject(items) && typeof items !== 'boolean') {
-    throw new ConfigurationError(
-      ConfigurationErrorCode.schemaInvalid,
-      `the schema has no single "items" schema for the array at $${quoteInput(path.map((k) => `.${k}`).join(''))}`,
-    );
-  }
-  if (typeof items === 'boolean') return items;
-  return standaloneAt(schema, items, [...at, 'items']);
-}
-
-/**
- * Keywords that, beside a `$ref`, apply too (ajv applies a `$ref`'s siblings in every dialect):
- * a walk cannot take the `$ref`'s target alone as what applies below such a node.
- */
-const APPLICATORS = new Set([
-  'properties',
-  'patternProperties',
-  'additionalProperties',
-  'propertyNames',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'contains',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'if',
-  'then',
-  'else',
-  'dependentSchemas',
-  'dependencies',
-  '$dynamicRef',
-  '$recursiveRef',
-]);
-
-/**
- * `node` (at `at`) with its `$ref` chain followed, when the references alone decide what applies
- * to the parts of the value; undefined when one cannot be followed statically or a keyword
- * beside it applies too.
- */
-function followReferences(
-  document: SchemaObject,
-  node: unknown,
-  at: readonly string[],
-): [node: unknown, at: readonly string[]] | undefined {
-  const index = schemaIndex(document);
-  for (let seen = 0; isObject(node) && typeof node.$ref === 'string'; seen++) {
-    if (seen > 32) return undefined;
-    for (const keyword of Object.keys(node)) if (APPLICATORS.has(keyword)) return undefined;
-    const target = index.resolve(node, node.$ref);
-    if (target === undefined) return undefined;
-    node = target.node;
-    at = target.path;
-  }
-  if (isObject(node) && (node.$dynamicRef !== undefined || node.$recursiveRef !== undefined)) return undefined;
-  return [node, at];
-}
-
-/**
- * The schema object that alone applies to the value at `path` inside a document that `schema`
- * describes, and its keys from the document; see `subSchemaAt`.
- */
-function subSchemaPlace(
-  schema: SchemaObject,
-  path: readonly (string | number)[],
-): [node: JsonSchema, at: readonly string[]] | undefined {
-  let node: unknown = schema;
-  let at: readonly string[] = [];
-  for (const segment of path) {
-    const followed = followReferences(schema, node, at);
-    if (followed === undefined) return undefined;
-    [node, at] = followed;
-    if (typeof node === 'boolean') return [node, at];
-    if (
-      !isObject(node) ||
-      node.oneOf !== undefined ||
-      node.anyOf !== undefined ||
-      node.allOf !== undefined ||
-      node.not !== undefined ||
-      node.if !== undefined ||
-      node.dependentSchemas !== undefined ||
-      node.dependencies !== undefined ||
-      node.unevaluatedProperties !== undefined ||
-      node.unevaluatedItems !== undefined
-    ) {
-      return undefined;
-    }
-    if (typeof segment === 'number') {
-      const prefixKeyword = Array.isArray(node.prefixItems) ? 'prefixItems' : Array.isArray(node.items) ? 'items' : '';
-      const prefix = prefixKeyword === '' ? undefined : (node[prefixKeyword] as unknown[]);
-      // `contains` also applies to some elements: which ones depends on the value.
-      if (node.contains !== undefined) return undefined;
-      if (prefix !== undefined && segment < prefix.length) {
-        node = prefix[segment];
-        at = [...at, prefixKeyword, String(segment)];
-      } else {
-        const rest = prefix !== undefined && Array.isArray(node.items) ? 'additionalItems' : 'items';
-        node = node[rest];
-        at = [...at, rest];
-      }
-    } else {
-      const properties = isObject(node.properties) ? node.properties : undefined;
-      if (node.patternProperties !== undefined) return undefined;
-      if (properties !== undefined && Object.hasOwn(properties, segment)) {
-        node = properties[segment];
-        at = [...at, 'properties', segment];
-      } else {
-        node = node.additionalProperties;
-        at = [...at, 'additionalProperties'];
-      }
-    }
-    if (node === undefined) return undefined;
-  }
-  // The last schema is taken as it is (its `$ref` and the keywords beside it apply together),
-  // unless it is a `$ref` alone, whose target is then the sub-schema.
-  while (isObject(node) && typeof node.$ref === 'string' && Object.keys(node).every((k) => NOT_APPLYING.has(k))) {
-    const followed = followReferences(schema, node, at);
-    if (followed === undefined || followed[0] === node) break;
-    [node, at] = followed;
-  }
-  if (typeof node === 'boolean') return [node, at];
-  return isObject(node) ? [node, at] : undefined;
-}
-
-/** Keywords that apply nothing to a value: a `$ref` with only these beside it is its target. */
-const NOT_APPLYING = new Set([
-  '$ref',
-  '$schema',
-  '$comment',
-  'title',
-  'description',
-  'examples',
-  'default',
-  'definitions',
-  '$defs',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-]);
-
-/**
- * The sub-schema that applies to the value at `path` (object keys and array indices) inside a
- * document that `schema` describes, following `properties`, `additionalProperties`,
- * `prefixItems`/`items` and `$ref`s (resolved as ajv resolves them); the result means on its
- * own what it means in the document (see `standaloneAt`). `undefined` when the path leads
- * through a combinator (`oneOf`, `anyOf`, `allOf`, `not`, `if`), `patternProperties`,
- * `contains`, a dynamic or unresolvable reference, or anything else whose meaning depends on the
- * value: such subtrees are checked with the whole document.
- */
-export function subSchemaAt(schema: JsonSchema, path: readonly (string | number)[]): JsonSchema | undefined {
-  if (typeof schema === 'boolean') return schema;
-  const place = subSchemaPlace(schema, path);
-  if (place === undefined) return undefined;
-  const [node, at] = place;
-  return typeof node === 'boolean' ? node : standaloneAt(schema, node, at);
-}
-
-/**
- * Where the sub-schema `subSchemaAt` finds lies in the document, as a JSON pointer (`` for the
- * root, `/properties/a`), for a compiler that validates a part of a schema it compiled in place
- * (`CompiledSchema.at`); undefined when `subSchemaAt` finds none.
- */
-export function subSchemaPointer(schema: JsonSchema, path: readonly (string | number)[]): string | undefined {
-  if (typeof schema === 'boolean') return '';
-  const place = subSchemaPlace(schema, path);
-  return place === undefined ? undefined : place[1].map((key) => `/${escapePointer(key)}`).join('');
-}
-
-/** The base URI under which `standaloneAt` embeds a document that has no `$id`. */
-const EMBEDDED_DOCUMENT_ID = 'llmjson:document';
-
-/**
- * `node`, found at `path` (property names) inside `document`, as a schema that means on its own
- * what it means in place, one object per (document, node) so that compileSchema's cache (by
- * object) compiles it once.
- *
- * When `node` and the document's definitions hold no resource or anchor (`$id`, `id`,
- * `$anchor`…), `node` declares no definitions of its own, and every reference under them names a
- * definition of the document (`#/$defs/…`, `#/definitions/…`), a copy of `node` carrying the
- * document's definitions does: it keeps `oneOf` dispatch at its root. Otherwise (`{"$ref": "#"}`
- * in a recursive schema, an anchor, a nested resource, definitions of its own that would hide
- * the document's) a copy would change what a reference names, so the result is a `$ref` to
- * `node` inside the whole document, embedded as a definition under its own id.
- */
-function standaloneAt(document: SchemaObject, node: SchemaObject, path: readonly string[]): JsonSchema {
-  if (node === document) return document;
-  let perDocument = standaloneSchemas.get(document);
-  if (perDocument === undefined) {
-    perDocument = new WeakMap();
-    standaloneSchemas.set(document, perDocument);
-  }
-  let standalone = perDocument.get(node);
-  if (standalone === undefined) {
-    if (copyKeepsMeaning(document, node)) {
-      const copy: Record<string, unknown> = { ...node };
-      // In the document's dialect: ajv reads a sub-schema's own `$schema` as nothing more.
-      delete copy.$schema;
-      for (const keyword of ['$schema', '$defs', 'definitions'] as const) {
-        if (document[keyword] !== undefined) copy[keyword] = document[keyword];
-      }
-      standalone = copy;
-    } else {
-      const idKeyword = schemaIndex(document).idKeyword;
-      const ownId = document[idKeyword];
-      const id = typeof ownId === 'string' ? ownId.replace(/#\/?$/, '') : EMBEDDED_DOCUMENT_ID;
-      const embedded: Record<string, unknown> = { ...document, [idKeyword]: id };
-      delete embedded.$schema;
-      standalone = {
-        ...(document.$schema === undefined ? {} : { $schema: document.$schema }),
-        $ref: `${id}#${path.map((key) => `/${encodeURIComponent(escapePointer(key))}`).join('')}`,
-        definitions: { document: embedded },
-      };
-    }
-    perDocument.set(node, standalone);
-  }
-  return standalone;
-}
-
-const standaloneSchemas = new WeakMap<object, WeakMap<object, SchemaObject>>();
-
-/** Keys that make a schema a resource or an anchor, which a copy would move. */
-const PLACE_KEYWORDS = ['$id', 'id', '$anchor', '$dynamicAnchor', '$recursiveAnchor'];
-
-/** Whether a copy of `node` carrying the document's definitions means what `node` means in place (see `standaloneAt`). */
-function copyKeepsMeaning(document: SchemaObject, node: SchemaObject): boolean {
-  if (Object.hasOwn(node, '$defs') || Object.hasOwn(node, 'definitions')) return false;
-  const todo: unknown[] = [node, document.$defs, document.definitions];
-  const seen = new Set<object>();
-  while (todo.length !== 0) {
-    const value = todo.pop();
-    if (typeof value !== 'object' || value === null || seen.has(value)) continue;
-    seen.add(value);
-    if (Array.isArray(value)) {
-      for (const item of value) todo.push(item);
-      continue;
-    }
-    for (const [key, child] of Object.entries(value)) {
-      // A keyword's value is a string (`true` for `$recursiveAnchor`); a property named `id` holds a schema.
-      if (PLACE_KEYWORDS.includes(key) && (typeof child === 'string' || child === true)) return false;
-      if (
-        REFERENCE_KEYWORDS.includes(key) &&
-        typeof child === 'string' &&
-        !child.startsWith('#/$defs/') &&
-        !child.startsWith('#/definitions/')
-      ) {
-        return false;
-      }
-      todo.push(child);
-    }
-  }
-  return true;
 }
 
 /** The validator cached for `schema` (by object) and `key` (the discriminator choice), compiled on first use. */
