@@ -29,9 +29,8 @@ import {
   ProviderFormat,
   type ProviderInput,
   type SchemaInput,
-  withCoercion,
 } from '@llmjson/core';
-import { compileSchema } from '@llmjson/core/ajv';
+import { withNodeDefaults } from '@llmjson/core/ajv';
 import { createUtf8Chunks, isStandardSchema, isViolation, jsonSchemaOf, quoteInput } from '@llmjson/core/internal';
 import {
   createElementStream,
@@ -718,13 +717,12 @@ function documentWatcher(
 ): (piece: string) => ContractViolationError | undefined {
   let found: ContractViolationError | undefined;
   const builder = createPartialBuilder(
-    {
+    withNodeDefaults({
       ...(schema === undefined ? {} : { schema }),
       ...(discriminator === undefined ? {} : { discriminator }),
-      ...(coerce === undefined ? {} : { coerce, coerceWith: withCoercion }),
-      compileJsonSchema: compileSchema,
+      ...(coerce === undefined ? {} : { coerce }),
       snapshots: false,
-    },
+    }),
     {
       update() {},
       diagnostic(d) {

@@ -27,8 +27,16 @@ import {
   type JsonSchema,
   parseJsonl,
 } from '@llmjson/core';
-import { compileSchema } from '@llmjson/core/ajv';
-import { JsonScanner, quoteInput, SCAN_MORE } from '@llmjson/core/internal';
+import { NODE_DEFAULTS } from '@llmjson/core/ajv';
+import {
+  checkChoice,
+  checkOptionNames,
+  JsonScanner,
+  namesChecked,
+  quoteInput,
+  SCAN_MORE,
+} from '@llmjson/core/internal';
+import { CONTRACTS_OPTION_NAMES } from './option-names.js';
 import { isTruncated, parseJsonResponse } from './responses.js';
 
 export type ClassifyMode = 'json' | 'jsonl' | 'elements' | 'salvage';
@@ -63,6 +71,8 @@ function endsInsideDocument(text: string): boolean {
 const MODES: ReadonlySet<string> = new Set<ClassifyMode>(['json', 'jsonl', 'elements', 'salvage']);
 
 export function classifyResponse(text: string, options: ClassifyOptions): Classification {
+  checkOptionNames('classifyResponse', options, CONTRACTS_OPTION_NAMES.classifyResponse);
+  checkChoice('salvage', options.salvage, [true, false]);
   // A mode from outside the types (a flag, a record) is named, not answered with nothing.
   if (typeof options.mode !== 'string' || !MODES.has(options.mode)) {
     throw new ConfigurationError(
@@ -72,7 +82,7 @@ export function classifyResponse(text: string, options: ClassifyOptions): Classi
   }
   if (text.trim() === '') return { status: 'empty', values: [], diagnostics: [] };
   const schemaOptions = {
-    compileJsonSchema: compileSchema,
+    compileJsonSchema: NODE_DEFAULTS.compileJsonSchema,
     ...(options.schema === undefined ? {} : { schema: options.schema }),
     ...(options.discriminator === undefined ? {} : { discriminator: options.discriminator }),
   };
@@ -86,10 +96,10 @@ export function classifyResponse(text: string, options: ClassifyOptions): Classi
 
   switch (options.mode) {
     case 'json': {
-      const strict = parseJsonResponse(text, { ...schemaOptions, tolerate: 'none' });
+      const strict = parseJsonResponse(text, namesChecked({ ...schemaOptions, tolerate: 'none' as const }));
       if (strict.status === 'succeeded' && !cut) return { status: 'valid', values: [strict.json], diagnostics: [] };
       if (!cut && salvage) {
-        const tolerant = parseJsonResponse(text, schemaOptions);
+        const tolerant = parseJsonResponse(text, namesChecked(schemaOptions));
         if (tolerant.status === 'succeeded') {
           // A recovered document (a trailing comma) carries its `recovered` notes.
           return { status: 'salvaged', values: [tolerant.json], diagnostics: tolerant.diagnostics ?? [] };

@@ -69,14 +69,21 @@ import {
   type Diagnostic,
   extractJson,
   type JsonSchema,
-  linePrefixCheck,
   type SchemaInput,
   type SchemaValue,
   type StandardSchemaV1,
-  withCoercion,
 } from '@llmjson/core';
-import { compileSchema } from '@llmjson/core/ajv';
-import { coercionRules, excerptAround, isStandardSchema, jsonSchemaOf, quoteInput } from '@llmjson/core/internal';
+import { NODE_DEFAULTS, withNodeDefaults } from '@llmjson/core/ajv';
+import {
+  checkChoice,
+  checkOptionNames,
+  coercionRules,
+  excerptAround,
+  isStandardSchema,
+  jsonSchemaOf,
+  namesChecked,
+  quoteInput,
+} from '@llmjson/core/internal';
 import { type CatalogReport, checkCatalog } from './catalog.js';
 import {
   type AttemptFailure,
@@ -110,6 +117,7 @@ import {
   normalizeLlmResult,
   type ResponseType,
 } from './llm.js';
+import { CONTRACTS_OPTION_NAMES } from './option-names.js';
 import {
   checkPromptConfig,
   checkVariables,
@@ -375,6 +383,9 @@ class Manager implements PromptManager {
   private readonly options: PromptManagerOptions;
 
   constructor(config: unknown, options: PromptManagerOptions) {
+    checkOptionNames('createPromptManager', options, CONTRACTS_OPTION_NAMES.createPromptManager);
+    checkChoice('tolerate', options.tolerate, ['fence-and-prose', 'none']);
+    checkChoice('failFast', options.failFast, [true, false]);
     checkRetries(options.retries, 'createPromptManager');
     checkCorrection(options.correction, 'createPromptManager');
     checkCoerce(options.coerce, 'createPromptManager');
@@ -415,6 +426,8 @@ class Manager implements PromptManager {
 
   /** Everything that can go wrong before the call: resolved here, before `llm` runs. */
   private prepare(id: string, vars: Variables, options: CallOptions): Prepared {
+    checkOptionNames('the call', options, CONTRACTS_OPTION_NAMES.call);
+    checkChoice('failFast', options.failFast, [true, false]);
     checkRetries(options.retries, 'the call options');
     checkCorrection(options.correction, 'the call options');
     checkCoerce(options.coerce, 'the call options');
@@ -545,18 +558,18 @@ class Manager implements PromptManager {
     let violation: Diagnostic | undefined;
     const violates = (d: Diagnostic): boolean =>
       failFast && violation === undefined && (d.reason === 'schema' || d.reason === 'violation');
-    const schemaOptions = {
-      compileJsonSchema: compileSchema,
+    // The Node defaults (ajv, withCoercion: decision 031). Every engine coerces alike: JSONL
+    // lines, array elements, the document (and the failFast builder, whose prefix checks then
+    // skip what coercion repairs).
+    const schemaOptions = withNodeDefaults({
       ...(schema === undefined ? {} : { schema }),
       ...(discriminator === undefined ? {} : { discriminator }),
-      // Every engine coerces alike: JSONL lines, array elements, the document (and the failFast
-      // builder, whose prefix checks then skip what coercion repairs).
-      ...(coerce === undefined ? {} : { coerce, coerceWith: withCoercion }),
-    };
+      ...(coerce === undefined ? {} : { coerce }),
+    });
     // failFast: a JSONL line is checked while it streams too, so the call ends before it completes
     // (not under coerce: the decoder then checks lines once complete, as a coercible line
     // breaks the schema in its text yet is delivered).
-    const jsonlOptions = { ...schemaOptions, prefixCheck: failFast, prefixCheckWith: linePrefixCheck };
+    const jsonlOptions = { ...schemaOptions, prefixCheck: failFast, prefixCheckWith: NODE_DEFAULTS.linePrefixCheck };
     let engine =
       responseType === 'jsonl'
         ? createJsonlDecoder(jsonlOptions, {
@@ -774,11 +787,11 @@ class Manager implements PromptManager {
         ...(incomplete ? { error: incompleteError(finishReason as string) } : {}),
       });
     }
-    const outcome = parseJsonResponse(text, {
-      ...schemaOptions,
-      tolerate: this.options.tolerate,
-      finishReason,
-    });
+    // The Node defaults in `schemaOptions` are names parseJsonResponse does not take from a user.
+    const outcome = parseJsonResponse(
+      text,
+      namesChecked({ ...schemaOptions, tolerate: this.options.tolerate, finishReason }),
+    );
     if (outcome.status === 'succeeded') {
       for (const d of outcome.diagnostics ?? []) report(d);
       // Without an element engine the document is the one value yielded (with one that failed,

@@ -52,8 +52,10 @@ import {
   type ValidationResult,
   withCoercion,
 } from '@llmjson/core';
-import { compileSchema } from '@llmjson/core/ajv';
+import { NODE_DEFAULTS } from '@llmjson/core/ajv';
 import {
+  checkChoice,
+  checkOptionNames,
   coercionRules,
   depthExceeds,
   excerptAround,
@@ -63,6 +65,7 @@ import {
   quoteInput,
 } from '@llmjson/core/internal';
 import { type ContractFailure, FailureDetail, type IncompleteAnswer } from './errors.js';
+import { CONTRACTS_OPTION_NAMES } from './option-names.js';
 import { compileSchemaInput } from './schema-registry.js';
 
 /** Finish reasons that mean the answer was cut off at the token limit, across providers. */
@@ -254,6 +257,8 @@ export function parseJsonResponse<S extends SchemaInput = SchemaInput>(
   text: string,
   options: ParseJsonOptions<S> = {},
 ): JsonOutcome<SchemaValue<S>> {
+  checkOptionNames('parseJsonResponse', options, CONTRACTS_OPTION_NAMES.parseJsonResponse);
+  checkChoice('tolerate', options.tolerate, ['fence-and-prose', 'none']);
   // Type-level only: the document returned is one the schema accepted.
   return parseJson(text, options) as JsonOutcome<SchemaValue<S>>;
 }
@@ -267,7 +272,9 @@ function parseJson(text: string, options: ParseJsonOptions): JsonOutcome {
   // With `coerce`, a document the schema rejects as written is coerced and validated again.
   const compiled = coercingValidator(plain, schema, options.coerce);
   const coerce =
-    compiled === plain || options.coerce === undefined ? {} : { coerce: options.coerce, coerceWith: withCoercion };
+    compiled === plain || options.coerce === undefined
+      ? {}
+      : { coerce: options.coerce, coerceWith: NODE_DEFAULTS.coerceWith };
   if (options.tolerate === 'none') {
     let json: unknown;
     try {
@@ -315,7 +322,7 @@ function parseJson(text: string, options: ParseJsonOptions): JsonOutcome {
   diagnostics.length = 0;
   const matching = extractJson(text, {
     schema,
-    compileJsonSchema: compileSchema,
+    compileJsonSchema: NODE_DEFAULTS.compileJsonSchema,
     ...compileOptions,
     ...coerce,
     ...salvageOptions,
@@ -347,9 +354,14 @@ export function parseJsonlResponse<S extends SchemaInput = SchemaInput>(
     finishReason?: string | undefined;
   } = {},
 ): JsonlOutcome<SchemaValue<S>> {
+  checkOptionNames('parseJsonlResponse', options, CONTRACTS_OPTION_NAMES.parseJsonlResponse);
   const { finishReason, ...jsonl } = options;
   // With `coerce`, a line the schema rejects as written is coerced (the decoder reports each repair).
-  const result = parseJsonl(text, { compileJsonSchema: compileSchema, coerceWith: withCoercion, ...jsonl });
+  const result = parseJsonl(text, {
+    compileJsonSchema: NODE_DEFAULTS.compileJsonSchema,
+    coerceWith: NODE_DEFAULTS.coerceWith,
+    ...jsonl,
+  });
   const warnings = result.values.length === 0 ? ['no valid objects in the answer'] : [];
   const status = isTruncated(finishReason) ? 'incomplete' : 'succeeded';
   return {

@@ -15,3 +15,4 @@ export { compileStandaloneModule, type StandaloneOptions } from './ajv-standalon
 export { compileSchema } from './ajv-validator.js';
 export { jsonEqual } from './json-equal.js';
 export { linearRegExp, useLinearFormats } from './linear-regexp.js';
+export { NODE_DEFAULTS, withNodeDefaults } from './node-defaults.js';

@@ -44,7 +44,7 @@ import {
 } from './engine.js';
 import { pointerOf } from './json-pointer.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
-import { checkChoice, checkOptionNames } from './option-names.js';
+import { checkChoice, checkOptionNames, ELEMENT_SCANNER_OPTIONS } from './option-names.js';
 import type { PrefixViolation } from './prefix-check.js';
 import { ConfigurationError, ConfigurationErrorCode, type JsonSchema } from './schema-validator.js';
 import {
@@ -179,7 +179,7 @@ class Scanner implements ElementScanner, ScanEvents {
   private chunkBase = 0;
 
   constructor(options: ElementOptions, sink: ElementSink) {
-    checkOptionNames('createElementScanner', options);
+    checkOptionNames('createElementScanner', options, ELEMENT_SCANNER_OPTIONS);
     this.path = options.path ?? '$';
     this.keys = parseElementPath(this.path);
     this.depth = this.keys.length + 1;

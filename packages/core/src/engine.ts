@@ -7,6 +7,7 @@
 import { type CoercionFix, type CoercionOptions, coercionRules } from './coercion-options.js';
 import type { Diagnostic } from './diagnostics.js';
 import { DiagnosticReason, excerptAround, quoteInput } from './diagnostics.js';
+import { describeValue } from './option-names.js';
 import {
   type CompiledSchema,
   ConfigurationError,
@@ -50,7 +51,7 @@ export function checkPositiveInteger(name: string, value: number | undefined, un
   if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
     throw new ConfigurationError(
       ConfigurationErrorCode.optionInvalid,
-      `${name} must be a positive integer (${unit}), got ${String(value)}`,
+      `${name} must be a positive integer (${unit}), got ${describeValue(value)}`,
     );
   }
 }
@@ -60,9 +61,24 @@ export function checkHighWaterMark(value: number | undefined): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
     throw new ConfigurationError(
       ConfigurationErrorCode.optionInvalid,
-      `highWaterMark must be a non-negative integer (values), got ${String(value)}`,
+      `highWaterMark must be a non-negative integer (values), got ${describeValue(value)}`,
     );
   }
+}
+
+/**
+ * A partial stream's `maxSnapshotDelay`, checked: milliseconds, a finite number ≥ 0; default 16
+ * (a display frame at 60 Hz). Here, not in each adapter, so that Node and the Web cannot differ.
+ */
+export function checkSnapshotDelay(value: number | undefined): number {
+  if (value === undefined) return 16;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `maxSnapshotDelay must be a finite number ≥ 0 (milliseconds), got ${describeValue(value)}`,
+    );
+  }
+  return value;
 }
 
 /**

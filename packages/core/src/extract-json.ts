@@ -33,6 +33,13 @@ import { type Diagnostic, DiagnosticReason, excerptAround } from './diagnostics.
 import { coercionDiagnostic, validatorFor } from './engine.js';
 import { fencedBlocks, inlineCodeSpans } from './fence.js';
 import {
+  checkChoice,
+  checkOptionNames,
+  EXTRACT_ALL_JSON_OPTIONS,
+  EXTRACT_JSON_OPTIONS,
+  namesChecked,
+} from './option-names.js';
+import {
   createSalvageScanner,
   isNestedInFailure,
   type SalvagedValue,
@@ -61,9 +68,11 @@ export function extractAllJson<S extends SchemaInput = SchemaInput>(
   text: string,
   options: ExtractOptions<S> = {},
 ): SalvagedValue<SchemaValue<S>>[] {
+  checkOptionNames('extractAllJson', options, EXTRACT_ALL_JSON_OPTIONS);
   const values: SalvagedValue<SchemaValue<S>>[] = [];
   const onDiagnostic = options.onDiagnostic;
-  const scanner = createSalvageScanner(options, {
+  // The names were checked above, against a list the scanner's is part of.
+  const scanner = createSalvageScanner(namesChecked(options), {
     value(value) {
       values.push(value);
     },
@@ -83,7 +92,9 @@ export function extractJson<S extends SchemaInput = SchemaInput>(
   text: string,
   options: ExtractJsonOptions<S> = {},
 ): SalvagedValue<SchemaValue<S>> | undefined {
-  const found = preferred(extractAllJson(text, options));
+  checkOptionNames('extractJson', options, EXTRACT_JSON_OPTIONS);
+  checkChoice('repair', options.repair, [true, false]);
+  const found = preferred(extractAllJson(text, namesChecked(options)));
   if (options.repair !== true) return found;
   // A repaired value is validated against the same schema before it is returned.
   if (found === undefined) return repairNearJson(text, options, undefined) as SalvagedValue<SchemaValue<S>> | undefined;

@@ -38,10 +38,16 @@ export {
   checkOptionNames,
   closestName,
   describeValue,
+  ELEMENT_STREAM_OPTIONS,
   FACTORY_OPTION_NAMES,
+  JSONL_STREAM_OPTIONS,
   namesChecked,
   OPTION_NAMES_CHECKED,
   optionNames,
+  PARTIAL_STREAM_OPTIONS,
+  PROVIDER_STREAM_OPTIONS,
+  SALVAGE_STREAM_OPTIONS,
+  TOOL_CALL_STREAM_OPTIONS,
 } from './option-names.js';
 export { TIMER_FLUSH_SLOTS } from './partial-value.js';
 export { PrefixChecker, type PrefixCheckOptions } from './prefix-check.js';

@@ -53,6 +53,7 @@ import { pointerOf } from './json-pointer.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
 import type { LinePrefixCheck, LinePrefixFactory } from './jsonl-prefix.js';
 import { DEFAULT_MAX_LINE_LENGTH } from './limits.js';
+import { checkChoice, checkOptionNames, JSONL_DECODER_OPTIONS } from './option-names.js';
 import type { PrefixViolation } from './prefix-check.js';
 import {
   type CompiledSchema,
@@ -95,8 +96,8 @@ export interface JsonlOptions<S extends SchemaInput = SchemaInput> extends Valid
    */
   readonly nullValue?: 'value' | 'report';
   /**
-   * Prefix validation of the line still streaming (default `false`; the Node JSONL stream
-   * turns it on with `failFast: true` unless it is set, and so does the Web one when given
+   * Prefix validation of the line still streaming (default `false`, for speed: decision 027;
+   * the Node and Web JSONL streams default it to `failFast`, and the Web one then needs
    * `prefixCheckWith`). With a schema, a line that
    * starts with `{` (or `[` and more) is scanned as its chunks arrive, and a `violation`
    * diagnostic (`line`, `offset`, `column`, `path`, `rule`) reports the moment its text proves
@@ -116,8 +117,8 @@ export interface JsonlOptions<S extends SchemaInput = SchemaInput> extends Valid
    * The prefix check `prefixCheck` needs: `linePrefixCheck` from `@llmjson/core` (or
    * `@llmjson/web`). The Node streams and the prompt runner pass it; core and the Web streams
    * take it explicitly, so that a page that never checks prefixes does not bundle it (decision
-   * 018). `prefixCheck: true` with a schema and without it is ConfigurationError
-   * `NO_PREFIX_CHECKER`.
+   * 018). `prefixCheck: true` (or `failFast` on a stream) with a schema and without it is
+   * ConfigurationError `NO_PREFIX_CHECKER`.
    */
   readonly prefixCheckWith?: LinePrefixFactory;
 }
@@ -193,20 +194,13 @@ const LIST_ITEM = /^(?:-|\d{1,9}[.)])[ \t]/;
 
 /** Validates options shared by every JSONL front end; throws ConfigurationError. */
 export function checkJsonlOptions(options: JsonlOptions): void {
+  checkOptionNames('createJsonlDecoder', options, JSONL_DECODER_OPTIONS);
   checkPositiveInteger('maxLineLength', options.maxLineLength, 'characters');
   checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
-  if (options.nullValue !== undefined && options.nullValue !== 'value' && options.nullValue !== 'report') {
-    throw new ConfigurationError(
-      ConfigurationErrorCode.optionInvalid,
-      `nullValue must be 'value' or 'report', got ${String(options.nullValue)}`,
-    );
-  }
-  if (options.prefixCheck !== undefined && typeof options.prefixCheck !== 'boolean') {
-    throw new ConfigurationError(
-      ConfigurationErrorCode.optionInvalid,
-      `prefixCheck must be true or false, got ${String(options.prefixCheck)}`,
-    );
-  }
+  checkChoice('nullValue', options.nullValue, ['value', 'report']);
+  checkChoice('prefixCheck', options.prefixCheck, [true, false]);
+  checkChoice('strict', options.strict, [true, false]);
+  checkChoice('reportSkipped', options.reportSkipped, [true, false]);
 }
 
 /**
@@ -224,7 +218,7 @@ function prefixSchema(
   if (factory === undefined) {
     throw new ConfigurationError(
       ConfigurationErrorCode.noPrefixChecker,
-      "prefixCheck needs the prefix check, which core and the Web streams do not bundle unless asked: pass prefixCheckWith: linePrefixCheck (import { linePrefixCheck } from '@llmjson/core' or '@llmjson/web'); the Node streams and the prompt runner pass it for you",
+      "prefixCheck (which failFast turns on unless prefixCheck: false) needs the prefix check, which core and the Web streams do not bundle unless asked: pass prefixCheckWith: linePrefixCheck (import { linePrefixCheck } from '@llmjson/core' or '@llmjson/web'); the Node streams and the prompt runner pass it for you",
     );
   }
   const exported = isStandardSchema(options.schema);

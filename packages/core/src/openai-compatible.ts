@@ -53,6 +53,7 @@ import { type Diagnostic, quoteInput } from './diagnostics.js';
 import { LlmjsonError } from './errors.js';
 import type { ReadableStreamLike } from './from-async.js';
 import type { LlmResult } from './llm-result.js';
+import { checkChoice, checkOptionNames, OPENAI_COMPATIBLE_OPTIONS } from './option-names.js';
 import { createProviderDecoder } from './provider/decoder.js';
 import type { ProviderError, Usage } from './provider/types.js';
 import { ConfigurationError, ConfigurationErrorCode } from './schema-validator.js';
@@ -384,20 +385,17 @@ function streamError(error: ProviderError): Error {
 export function openAICompatible(
   options: OpenAICompatibleOptions,
 ): (request: OpenAICompatibleRequest) => Promise<OpenAICompatibleResult> {
+  checkOptionNames('openAICompatible', options, OPENAI_COMPATIBLE_OPTIONS);
   const url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
   const fetchImpl = options.fetch ?? ((input: string, init: RequestInit) => platform().fetch(input, init));
   const extraBody = options.extraBody ?? {};
   const idleTimeoutMs = timeoutOption('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
   const totalTimeoutMs = timeoutOption('totalTimeoutMs', options.totalTimeoutMs, Number.POSITIVE_INFINITY);
   const jsonMode = options.jsonMode ?? 'off';
-  if (jsonMode !== 'off' && jsonMode !== 'json' && jsonMode !== 'schema') {
-    throw new ConfigurationError(
-      ConfigurationErrorCode.optionInvalid,
-      `jsonMode must be 'off', 'json' or 'schema', got ${String(jsonMode)}`,
-    );
-  }
+  checkChoice('jsonMode', jsonMode, ['off', 'json', 'schema']);
   checkStructuredOutputOptions(options.structuredOutput);
   return async (request) => {
+    checkChoice('responseFormat', request.responseFormat, ['text', 'json', 'schema']);
     const messages =
       request.messages !== undefined && request.messages.length > 0
         ? request.messages.map(({ role, content }) => ({ role, content }))

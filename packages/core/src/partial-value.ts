@@ -86,7 +86,7 @@ import {
   validatorFor,
 } from './engine.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from './json-scanner.js';
-import { checkChoice, checkOptionNames } from './option-names.js';
+import { checkChoice, checkOptionNames, PARTIAL_BUILDER_OPTIONS } from './option-names.js';
 import { PrefixChecker, type PrefixViolation, pointerOf } from './prefix-check.js';
 import {
   type CompiledSchema,
@@ -456,7 +456,7 @@ class Builder implements ScanEvents {
   private stringDone = 0; // absolute offset up to which the string's raw text was appended
 
   constructor(options: PartialOptions, sink: PartialSink) {
-    checkOptionNames('createPartialBuilder', options);
+    checkOptionNames('createPartialBuilder', options, PARTIAL_BUILDER_OPTIONS);
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
     checkPositiveInteger('maxValueLength', options.maxValueLength, 'characters');
     checkChoice('updateOn', options.updateOn, ['changes', 'values']);

@@ -70,6 +70,7 @@ import {
 import { FenceLine, isFenceIndent, MAX_FENCE_INDENT } from './fence.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from './json-scanner.js';
 import { DEFAULT_MAX_CANDIDATE_LENGTH } from './limits.js';
+import { checkChoice, checkOptionNames, SALVAGE_SCANNER_OPTIONS } from './option-names.js';
 import { type CompiledSchema, ConfigurationError, type ValidationResult } from './schema-validator.js';
 import type { SchemaInput, SchemaValue } from './standard-schema.js';
 
@@ -487,6 +488,8 @@ class Scanner implements SalvageScanner {
   private scalarSource = '';
 
   constructor(options: SalvageOptions, sink: SalvageSink) {
+    checkOptionNames('createSalvageScanner', options, SALVAGE_SCANNER_OPTIONS);
+    checkChoice('strict', options.strict, [true, false]);
     checkPositiveInteger('maxCandidateLength', options.maxCandidateLength, 'characters');
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
     this.maxCandidateLength = options.maxCandidateLength ?? DEFAULT_MAX_CANDIDATE_LENGTH;

@@ -35,6 +35,7 @@ import type { CoercionOptions } from './coercion-options.js';
 import type { Diagnostic } from './diagnostics.js';
 import { DiagnosticReason, quoteInput } from './diagnostics.js';
 import { countDiagnostic, type DiagnosticCounts, type Engine, type ValidatorOptions } from './engine.js';
+import { checkChoice, checkOptionNames, namesChecked, TOOL_CALL_DECODER_OPTIONS } from './option-names.js';
 import { type Change, createPartialBuilder, type DeepPartial, type PartialBuilder } from './partial-value.js';
 import { createProviderDecoder } from './provider/decoder.js';
 import type {
@@ -170,6 +171,9 @@ class ToolCalls implements ToolCallDecoder {
   readonly #byKey = new Map<string, Call>();
 
   constructor(options: ToolCallOptions, sink: ToolCallSink) {
+    checkOptionNames('createToolCallDecoder', options, TOOL_CALL_DECODER_OPTIONS);
+    checkChoice('prefixCheck', options.prefixCheck, [true, false]);
+    checkChoice('snapshots', options.snapshots, [true, false, 'paced']);
     const tools = options.tools;
     if (tools !== undefined && (typeof tools !== 'object' || tools === null || Array.isArray(tools))) {
       throw new ConfigurationError(
@@ -186,7 +190,8 @@ class ToolCalls implements ToolCallDecoder {
     if (tools !== undefined) {
       for (const name of Object.keys(tools)) this.#builder(name, () => undefined, undefined, options.onWarning);
     }
-    this.provider = createProviderDecoder(options, {
+    // The names were checked above, against the tool-call list the provider's is part of.
+    this.provider = createProviderDecoder(namesChecked(options), {
       text: (delta) => sink.text?.(delta),
       reasoning: (delta) => sink.reasoning?.(delta),
       metadata: (metadata) => sink.metadata?.(metadata),

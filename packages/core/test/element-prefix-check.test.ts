@@ -546,7 +546,7 @@ describe('element prefix checks: defaults', () => {
     });
   });
 
-  test('Web element stream: failFast checks prefixes only when given prefixCheckWith', async () => {
+  test('Web element stream: failFast checks prefixes, and needs prefixCheckWith as prefixCheck: true does', async () => {
     const collect = async (options: Parameters<typeof createWebElementStream>[0]) => {
       const diagnostics: Diagnostic[] = [];
       let error: unknown;
@@ -566,13 +566,19 @@ describe('element prefix checks: defaults', () => {
       return { reasons: reasons(diagnostics), failed: error instanceof ContractViolationError };
     };
     expect(await collect({ elementSchema: ITEM })).toEqual({ reasons: ['schema'], failed: false });
-    expect(await collect({ elementSchema: ITEM, failFast: true })).toEqual({ reasons: ['schema'], failed: true });
+    expect(await collect({ elementSchema: ITEM, failFast: true, prefixCheck: false })).toEqual({
+      reasons: ['schema'],
+      failed: true,
+    });
     expect(await collect({ elementSchema: ITEM, failFast: true, prefixCheckWith: elementPrefixCheck })).toEqual({
       reasons: ['violation'],
       failed: true,
     });
     expect(() =>
       createWebElementStream({ elementSchema: ITEM, compileJsonSchema: compileSchema, prefixCheck: true }),
+    ).toThrow(expect.objectContaining({ code: 'NO_PREFIX_CHECKER' }));
+    expect(() =>
+      createWebElementStream({ elementSchema: ITEM, compileJsonSchema: compileSchema, failFast: true }),
     ).toThrow(expect.objectContaining({ code: 'NO_PREFIX_CHECKER' }));
   });
 });

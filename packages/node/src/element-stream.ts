@@ -4,11 +4,8 @@
  * answer cut off at the token limit still yields every complete element, then a `truncated`
  * diagnostic. Bad input never becomes an 'error' (with `failFast`, the first element that fails
  * its schema, or a `violation` while one streams, does: a `ContractViolationError`).
- *
- * `failFast` turns on the prefix check of the element in flight (`prefixCheck`, with
- * `prefixCheckWith: elementPrefixCheck` filled in), so that a bad element ends the stream — and
- * the request — the moment its text proves it, not when it completes; `prefixCheck: false` opts
- * out.
+ * `prefixCheck` follows `failFast` unless given (`prefixCheckDefault`, fail-fast.ts), with
+ * `prefixCheckWith` filled in.
  */
 
 import type { Transform } from 'node:stream';
@@ -18,11 +15,11 @@ import {
   type ElementOptions,
   type ElementRecord,
   type ElementStats,
-  elementPrefixCheck,
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
-import { withAjvDefault } from './json-schema-default.js';
+import { checkOptionNames, ELEMENT_STREAM_OPTIONS, namesChecked, prefixCheckDefault } from '@llmjson/core/internal';
+import { NODE_DEFAULTS, withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 export interface ElementStreamOptions<E extends SchemaInput = SchemaInput>
@@ -47,12 +44,12 @@ export interface ElementStream<T = unknown> extends Transform {
 export function createElementStream<E extends SchemaInput = SchemaInput>(
   options: ElementStreamOptions<E> = {},
 ): ElementStream<SchemaValue<E>> {
-  // failFast checks the element in flight too (`prefixCheck`), unless the caller says otherwise.
-  const scannerOptions: ElementOptions = {
+  checkOptionNames('createElementStream', options, ELEMENT_STREAM_OPTIONS);
+  const scannerOptions: ElementOptions = namesChecked({
     ...withAjvDefault(options),
-    prefixCheck: options.prefixCheck ?? options.failFast === true,
-    prefixCheckWith: options.prefixCheckWith ?? elementPrefixCheck,
-  };
+    prefixCheck: prefixCheckDefault(options),
+    prefixCheckWith: options.prefixCheckWith ?? NODE_DEFAULTS.elementPrefixCheck,
+  });
   const { stream, engine } = createTextTransform(
     options,
     (output) =>

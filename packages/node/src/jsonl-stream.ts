@@ -1,8 +1,8 @@
 /**
  * Node adapter for the JSONL decoder: validated values (or records) in order, diagnostics as
  * events. Bad input never becomes an 'error' — except, with `failFast`, the first line that
- * fails its schema, or whose text in flight already proves it will (`prefixCheck`, on by
- * default with `failFast`) (a `ContractViolationError`; a prose, syntax or cut-off line is still
+ * fails its schema, or whose text in flight already proves it will (`prefixCheck`:
+ * `prefixCheckDefault`, fail-fast.ts) (a `ContractViolationError`; a prose, syntax or cut-off line is still
  * skipped and reported); a broken configuration throws from `createJsonlStream` before any
  * input is read.
  */
@@ -14,11 +14,17 @@ import {
   type JsonlOptions,
   type JsonlRecord,
   type JsonlStats,
-  linePrefixCheck,
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
-import { withAjvDefault } from './json-schema-default.js';
+import {
+  checkChoice,
+  checkOptionNames,
+  JSONL_STREAM_OPTIONS,
+  namesChecked,
+  prefixCheckDefault,
+} from '@llmjson/core/internal';
+import { NODE_DEFAULTS, withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 export interface JsonlStreamOptions<S extends SchemaInput = SchemaInput> extends JsonlOptions<S>, TextTransformOptions {
@@ -57,13 +63,16 @@ export function createJsonlStream<S extends SchemaInput = SchemaInput>(
   options?: JsonlStreamOptions<S>,
 ): JsonlStream<Exclude<SchemaValue<S>, null> | JsonlRecord<SchemaValue<S>>>;
 export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream {
+  checkOptionNames('createJsonlStream', options, JSONL_STREAM_OPTIONS);
+  checkChoice('records', options.records, [true, false]);
+  // Checked here too: plain values replace it with 'report' before the decoder sees it.
+  checkChoice('nullValue', options.nullValue, ['value', 'report']);
   const records = options.records === true;
-  // failFast checks the line in flight too (`prefixCheck`), unless the caller says otherwise.
-  const decoding = {
+  const decoding = namesChecked({
     ...options,
-    prefixCheck: options.prefixCheck ?? options.failFast === true,
-    prefixCheckWith: options.prefixCheckWith ?? linePrefixCheck,
-  };
+    prefixCheck: prefixCheckDefault(options),
+    prefixCheckWith: options.prefixCheckWith ?? NODE_DEFAULTS.linePrefixCheck,
+  });
   const { stream, engine } = createTextTransform(
     options,
     (output) =>

@@ -10,8 +10,6 @@
 import type { Transform } from 'node:stream';
 import {
   type Change,
-  ConfigurationError,
-  ConfigurationErrorCode,
   createPartialBuilder,
   type DeepPartial,
   type Diagnostic,
@@ -21,7 +19,14 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
-import { TIMER_FLUSH_SLOTS } from '@llmjson/core/internal';
+import {
+  checkChoice,
+  checkOptionNames,
+  checkSnapshotDelay,
+  namesChecked,
+  PARTIAL_STREAM_OPTIONS,
+  TIMER_FLUSH_SLOTS,
+} from '@llmjson/core/internal';
 import { withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
@@ -107,16 +112,19 @@ export function createPartialStream<S extends SchemaInput = SchemaInput>(
   options?: PartialStreamOptions<S>,
 ): PartialStream<SchemaValue<S>, DeepPartial<SchemaValue<S>> | readonly Change[] | PartialUpdate<SchemaValue<S>>>;
 export function createPartialStream(options: PartialStreamOptions = {}): PartialStream<unknown, unknown> {
+  checkOptionNames('createPartialStream', options, PARTIAL_STREAM_OPTIONS);
+  checkChoice('emit', options.emit, ['snapshots', 'changes', 'both']);
   const emit = options.emit ?? 'snapshots';
-  const delay = snapshotDelay(options.maxSnapshotDelay);
+  const delay = checkSnapshotDelay(options.maxSnapshotDelay);
   // Changes alone need no snapshots: the builder then copies nothing.
   const snapshots = options.snapshots ?? (emit === 'snapshots' ? 'paced' : emit === 'both');
-  const builderOptions: PartialOptions =
+  const builderOptions: PartialOptions = namesChecked(
     emit === 'snapshots'
       ? // Snapshots alone: no change is recorded (the items carry none).
         { ...options, snapshots, updateOn: 'values', nullValue: 'report', trackChanges: false }
       : // Changes are what the items carry, whatever a caller's options object holds.
-        { ...options, snapshots, updateOn: 'changes', nullValue: 'value', trackChanges: true };
+        { ...options, snapshots, updateOn: 'changes', nullValue: 'value', trackChanges: true },
+  );
   let builder!: PartialBuilder;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stop = () => {
@@ -181,15 +189,3 @@ const BUILDER_GETTERS = {
     return this[BUILDER].complete;
   },
 };
-
-/** `maxSnapshotDelay`, checked: milliseconds, a finite number ≥ 0. */
-function snapshotDelay(value: number | undefined): number {
-  if (value === undefined) return 16;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new ConfigurationError(
-      ConfigurationErrorCode.optionInvalid,
-      `maxSnapshotDelay must be a finite number ≥ 0 (milliseconds), got ${String(value)}`,
-    );
-  }
-  return value;
-}

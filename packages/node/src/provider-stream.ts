@@ -20,7 +20,12 @@ import {
   type ProviderMetadata,
   type ToolCallInfo,
 } from '@llmjson/core';
-import { PROVIDER_DECODER_STATE } from '@llmjson/core/internal';
+import {
+  checkOptionNames,
+  namesChecked,
+  PROVIDER_DECODER_STATE,
+  PROVIDER_STREAM_OPTIONS,
+} from '@llmjson/core/internal';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
 /**
@@ -56,8 +61,9 @@ export interface ProviderStream extends Transform, Pick<ProviderDecoder, (typeof
 
 /** Creates a provider-stream Transform. Throws ConfigurationError for an invalid option. */
 export function createProviderStream(options: ProviderStreamOptions): ProviderStream {
+  checkOptionNames('createProviderStream', options, PROVIDER_STREAM_OPTIONS);
   const { stream, engine } = createTextTransform(options, (output) =>
-    createProviderDecoder(options, {
+    createProviderDecoder(namesChecked(options), {
       text: output.push,
       diagnostic: output.diagnostic,
       toolArguments: (key, delta, info) => {

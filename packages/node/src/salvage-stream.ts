@@ -15,6 +15,7 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
+import { checkOptionNames, namesChecked, SALVAGE_STREAM_OPTIONS } from '@llmjson/core/internal';
 import { withAjvDefault } from './json-schema-default.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
 
@@ -37,10 +38,12 @@ export interface SalvageStream<T = unknown> extends Transform {
 export function createSalvageStream<S extends SchemaInput = SchemaInput>(
   options: SalvageStreamOptions<S> = {},
 ): SalvageStream<SchemaValue<S>> {
+  checkOptionNames('createSalvageStream', options, SALVAGE_STREAM_OPTIONS);
+  const scannerOptions = namesChecked(withAjvDefault(options));
   const { stream, engine } = createTextTransform(
     options,
     (output) =>
-      createSalvageScanner<SchemaInput>(withAjvDefault(options), { value: output.push, diagnostic: output.diagnostic }),
+      createSalvageScanner<SchemaInput>(scannerOptions, { value: output.push, diagnostic: output.diagnostic }),
     true,
   );
   // The engine's stats object, updated in place: a data property keeps the stream's property layout fast.

@@ -24,7 +24,12 @@ import {
   type ToolCallUpdate,
   type ToolSchemas,
 } from '@llmjson/core';
-import { PROVIDER_DECODER_STATE } from '@llmjson/core/internal';
+import {
+  checkOptionNames,
+  namesChecked,
+  PROVIDER_DECODER_STATE,
+  TOOL_CALL_STREAM_OPTIONS,
+} from '@llmjson/core/internal';
 import { withAjvDefault } from './json-schema-default.js';
 import { answerSideEvents, defineProviderState, offerBytesFirst } from './provider-stream.js';
 import { createTextTransform, type TextTransformOptions, type TypedAsyncIterator } from './text-transform.js';
@@ -72,11 +77,13 @@ export interface ToolCallStream<Item = ToolCallUpdate>
 export function createToolCallStream<T extends ToolSchemas = ToolSchemas>(
   options: ToolCallStreamOptions<T>,
 ): ToolCallStream<ToolCallItem<T>> {
+  checkOptionNames('createToolCallStream', options, TOOL_CALL_STREAM_OPTIONS);
+  const decoderOptions = namesChecked(withAjvDefault(options));
   let decoder!: ToolCallDecoder;
   const { stream } = createTextTransform(
     options,
     (output) => {
-      decoder = createToolCallDecoder(withAjvDefault(options), {
+      decoder = createToolCallDecoder(decoderOptions, {
         update: output.push,
         diagnostic: output.diagnostic,
         text: (delta) => {

@@ -4,10 +4,7 @@
  * cut-off array still yields its complete elements. Bad input never errors the stream
  * (with `failFast`, the first element that fails its schema, or a `violation` while one streams,
  * does: a `ContractViolationError`).
- *
- * `failFast` turns on the prefix check of the element in flight (`prefixCheck`) when the check
- * was given (`prefixCheckWith: elementPrefixCheck`, not bundled unless imported): a bad element
- * then ends the stream the moment its text proves it, not when it completes.
+ * `prefixCheck` follows `failFast` unless given (`prefixCheckDefault`, fail-fast.ts).
  */
 
 import {
@@ -19,6 +16,7 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
+import { checkOptionNames, ELEMENT_STREAM_OPTIONS, namesChecked, prefixCheckDefault } from '@llmjson/core/internal';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
 export interface ElementStreamOptions<E extends SchemaInput = SchemaInput>
@@ -38,12 +36,8 @@ export interface ElementStream<T = unknown> extends TransformStream<string | Uin
 export function createElementStream<E extends SchemaInput = SchemaInput>(
   options: ElementStreamOptions<E> = {},
 ): ElementStream<SchemaValue<E>> {
-  // failFast checks the element in flight too (`prefixCheck`) when the check was given
-  // (`prefixCheckWith: elementPrefixCheck`: not bundled unless imported), unless the caller says otherwise.
-  const scannerOptions: ElementOptions<E> = {
-    ...options,
-    prefixCheck: options.prefixCheck ?? (options.failFast === true && options.prefixCheckWith !== undefined),
-  };
+  checkOptionNames('createElementStream', options, ELEMENT_STREAM_OPTIONS);
+  const scannerOptions: ElementOptions<E> = namesChecked({ ...options, prefixCheck: prefixCheckDefault(options) });
   const { stream, engine } = createTextTransformStream<ElementRecord<SchemaValue<E>>, ElementScanner>(
     options,
     (output) => createElementScanner(scannerOptions, { value: output.enqueue, diagnostic: output.diagnostic }),

@@ -2,7 +2,7 @@
  * Web adapter for the JSONL decoder: validated values (or records) in order on the readable
  * side, diagnostics through `onDiagnostic`. Bad input never errors the stream — except, with
  * `failFast`, the first line that fails its schema, or whose text in flight already proves it will
- * (`prefixCheck`, on by default with `failFast`) (a `ContractViolationError`; a prose,
+ * (`prefixCheck`: `prefixCheckDefault`, fail-fast.ts) (a `ContractViolationError`; a prose,
  * syntax or cut-off line is still skipped and reported); a broken configuration throws from
  * `createJsonlStream` before any input is read.
  */
@@ -16,6 +16,13 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
+import {
+  checkChoice,
+  checkOptionNames,
+  JSONL_STREAM_OPTIONS,
+  namesChecked,
+  prefixCheckDefault,
+} from '@llmjson/core/internal';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
 export interface JsonlStreamOptions<S extends SchemaInput = SchemaInput> extends JsonlOptions<S>, TextTransformOptions {
@@ -49,13 +56,10 @@ export function createJsonlStream<S extends SchemaInput = SchemaInput>(
   options?: JsonlStreamOptions<S>,
 ): JsonlStream<SchemaValue<S> | JsonlRecord<SchemaValue<S>>>;
 export function createJsonlStream(options: JsonlStreamOptions = {}): JsonlStream<unknown> {
+  checkOptionNames('createJsonlStream', options, JSONL_STREAM_OPTIONS);
+  checkChoice('records', options.records, [true, false]);
   const records = options.records === true;
-  // failFast checks the line in flight too (`prefixCheck`) when the check was given
-  // (`prefixCheckWith: linePrefixCheck`: not bundled unless imported), unless the caller says otherwise.
-  const decoding = {
-    ...options,
-    prefixCheck: options.prefixCheck ?? (options.failFast === true && options.prefixCheckWith !== undefined),
-  };
+  const decoding = namesChecked({ ...options, prefixCheck: prefixCheckDefault(options) });
   const { stream, engine } = createTextTransformStream<unknown, JsonlDecoder>(options, (output) =>
     createJsonlDecoder(decoding, {
       value(value, info) {

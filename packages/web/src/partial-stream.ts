@@ -9,8 +9,6 @@
 
 import {
   type Change,
-  ConfigurationError,
-  ConfigurationErrorCode,
   createPartialBuilder,
   type DeepPartial,
   type PartialBuilder,
@@ -19,7 +17,14 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
-import { TIMER_FLUSH_SLOTS } from '@llmjson/core/internal';
+import {
+  checkChoice,
+  checkOptionNames,
+  checkSnapshotDelay,
+  namesChecked,
+  PARTIAL_STREAM_OPTIONS,
+  TIMER_FLUSH_SLOTS,
+} from '@llmjson/core/internal';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
 export interface PartialStreamOptions<S extends SchemaInput = SchemaInput>
@@ -94,18 +99,20 @@ export function createPartialStream<S extends SchemaInput = SchemaInput>(
   options?: PartialStreamOptions<S>,
 ): PartialStream<SchemaValue<S>, DeepPartial<SchemaValue<S>> | readonly Change[] | PartialUpdate<SchemaValue<S>>>;
 export function createPartialStream(options: PartialStreamOptions = {}): PartialStream<unknown, unknown> {
+  checkOptionNames('createPartialStream', options, PARTIAL_STREAM_OPTIONS);
+  checkChoice('emit', options.emit, ['snapshots', 'changes', 'both']);
   const emit = options.emit ?? 'snapshots';
-  const delay = snapshotDelay(options.maxSnapshotDelay);
+  const delay = checkSnapshotDelay(options.maxSnapshotDelay);
   // Changes alone need no snapshots: the builder then copies nothing.
   const snapshots = options.snapshots ?? (emit === 'snapshots' ? 'paced' : emit === 'both');
-  const builderOptions: PartialOptions = {
+  const builderOptions: PartialOptions = namesChecked({
     ...options,
     snapshots,
     updateOn: emit === 'snapshots' ? 'values' : 'changes',
     nullValue: 'value',
     // Snapshots alone: no change is recorded (the items carry none).
     trackChanges: emit !== 'snapshots',
-  };
+  });
   let builder!: PartialBuilder;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // A deferred (paced) update goes out after `delay` ms if no chunk delivers it first; once the
@@ -139,16 +146,4 @@ export function createPartialStream(options: PartialStreamOptions = {}): Partial
     Object.defineProperty(stream, name, { get: () => builder[name], enumerable: true });
   }
   return stream as PartialStream<unknown, unknown>;
-}
-
-/** `maxSnapshotDelay`, checked: milliseconds, a finite number ≥ 0. */
-function snapshotDelay(value: number | undefined): number {
-  if (value === undefined) return 16;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new ConfigurationError(
-      ConfigurationErrorCode.optionInvalid,
-      `maxSnapshotDelay must be a finite number ≥ 0 (milliseconds), got ${String(value)}`,
-    );
-  }
-  return value;
 }

@@ -18,7 +18,12 @@ import {
   type ProviderMetadata,
   type ToolCallInfo,
 } from '@llmjson/core';
-import { PROVIDER_DECODER_STATE } from '@llmjson/core/internal';
+import {
+  checkOptionNames,
+  namesChecked,
+  PROVIDER_DECODER_STATE,
+  PROVIDER_STREAM_OPTIONS,
+} from '@llmjson/core/internal';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
 /**
@@ -43,8 +48,9 @@ export interface ProviderStream
 
 /** Creates a provider-stream TransformStream. Throws ConfigurationError for an invalid option. */
 export function createProviderStream(options: ProviderStreamOptions): ProviderStream {
+  checkOptionNames('createProviderStream', options, PROVIDER_STREAM_OPTIONS);
   const { stream, engine } = createTextTransformStream<string, ProviderDecoder>(options, (output) =>
-    createProviderDecoder(options, {
+    createProviderDecoder(namesChecked(options), {
       text: output.enqueue,
       diagnostic: output.diagnostic,
       ...(options.onToolArguments === undefined ? {} : { toolArguments: options.onToolArguments }),

@@ -14,6 +14,7 @@ import {
   type SchemaInput,
   type SchemaValue,
 } from '@llmjson/core';
+import { checkOptionNames, namesChecked, SALVAGE_STREAM_OPTIONS } from '@llmjson/core/internal';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
 export interface SalvageStreamOptions<S extends SchemaInput = SchemaInput>
@@ -30,9 +31,10 @@ export interface SalvageStream<T = unknown> extends TransformStream<string | Uin
 export function createSalvageStream<S extends SchemaInput = SchemaInput>(
   options: SalvageStreamOptions<S> = {},
 ): SalvageStream<SchemaValue<S>> {
+  checkOptionNames('createSalvageStream', options, SALVAGE_STREAM_OPTIONS);
   const { stream, engine } = createTextTransformStream<SalvagedValue<SchemaValue<S>>, SalvageScanner>(
     options,
-    (output) => createSalvageScanner(options, { value: output.enqueue, diagnostic: output.diagnostic }),
+    (output) => createSalvageScanner(namesChecked(options), { value: output.enqueue, diagnostic: output.diagnostic }),
   );
   Object.defineProperty(stream, 'stats', { get: () => engine.stats, enumerable: true });
   return stream as SalvageStream<SchemaValue<S>>;

@@ -23,7 +23,12 @@ import {
   type ToolCallUpdate,
   type ToolSchemas,
 } from '@llmjson/core';
-import { PROVIDER_DECODER_STATE } from '@llmjson/core/internal';
+import {
+  checkOptionNames,
+  namesChecked,
+  PROVIDER_DECODER_STATE,
+  TOOL_CALL_STREAM_OPTIONS,
+} from '@llmjson/core/internal';
 import { offerBytesFirst } from './provider-stream.js';
 import { createTextTransformStream, type TextTransformOptions } from './text-transform.js';
 
@@ -56,8 +61,9 @@ export interface ToolCallStream<Item = ToolCallUpdate>
 export function createToolCallStream<T extends ToolSchemas = ToolSchemas>(
   options: ToolCallStreamOptions<T>,
 ): ToolCallStream<ToolCallItem<T>> {
+  checkOptionNames('createToolCallStream', options, TOOL_CALL_STREAM_OPTIONS);
   const { stream, engine } = createTextTransformStream<ToolCallUpdate, ToolCallDecoder>(options, (output) =>
-    createToolCallDecoder(options, {
+    createToolCallDecoder(namesChecked(options), {
       update: output.enqueue,
       diagnostic: output.diagnostic,
       ...(options.onText === undefined ? {} : { text: options.onText }),

@@ -27,12 +27,14 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
  * decoder (~1.7 KB) and the zod dispatch shortcut (~0.7 KB). Raised again to 38 000 / 38 200
  * with the Standard Schema guards (a validate that throws or returns what is not a result fails
  * the value with a diagnostic instead of the stream: ~2.4 KB) and the per-value cap on validator
- * errors (~0.5 KB): measured 37 765 / 37 947.
+ * errors (~0.5 KB): measured 37 765 / 37 947. Raised to 39 700 / 39 900 with the option policy
+ * (decision 031: option names and enumerated values checked, the closest name suggested; the
+ * two lists the JSONL stream needs, not every factory's, ~1.9 KB): measured 39 430 / 39 616.
  */
 const BUDGET = {
-  noSchema: 38_000,
+  noSchema: 39_700,
   /** Bytes added to zod's own bundle by llmjson with a zod schema. */
-  zodAdded: 38_200,
+  zodAdded: 39_900,
 } as const;
 
 interface Bundle {

@@ -45,6 +45,7 @@ describe('failFast (Web): JSONL', () => {
         schema: SCHEMA,
         compileJsonSchema: compileSchema,
         failFast: true,
+        prefixCheck: false,
         onDiagnostic: (d) => diagnostics.push(d),
       });
       const r = await read(ReadableStream.from(chunkText(ANSWER, size)).pipeThrough(stream));
@@ -53,7 +54,7 @@ describe('failFast (Web): JSONL', () => {
       expect(
         diagnostics.map((d) => d.reason),
         label,
-      ).toEqual(['prose', 'schema']); // no prefixCheckWith given: line 4 is checked when complete
+      ).toEqual(['prose', 'schema']); // prefixCheck: false: line 4 is checked when complete
       expect(r.error, label).toBeInstanceOf(ContractViolationError);
       expect((r.error as ContractViolationError).diagnostic).toBe(diagnostics[1]);
       expect((r.error as ContractViolationError).path).toBe('/n');
@@ -75,6 +76,7 @@ describe('failFast (Web): JSONL', () => {
         schema: SCHEMA,
         compileJsonSchema: compileSchema,
         failFast: true,
+        prefixCheck: false,
         highWaterMark,
       });
       const writer = stream.writable.getWriter();
@@ -109,6 +111,7 @@ describe('failFast (Web): JSONL', () => {
           schema: SCHEMA,
           compileJsonSchema: compileSchema,
           failFast: true,
+          prefixCheck: false,
           abortController: controller,
         }),
       ),
@@ -125,7 +128,7 @@ describe('failFast (Web): JSONL', () => {
   test('a syntax line is not a violation; the stream ends normally', async () => {
     const r = await read(
       ReadableStream.from(['{"n": 1,,}\n{"n": 2}\n{"n": 3']).pipeThrough(
-        createJsonlStream({ schema: SCHEMA, compileJsonSchema: compileSchema, failFast: true }),
+        createJsonlStream({ schema: SCHEMA, compileJsonSchema: compileSchema, failFast: true, prefixCheck: false }),
       ),
     );
     expect(r).toEqual({ values: [{ n: 2 }], error: undefined });
@@ -163,7 +166,12 @@ describe('failFast (Web): the other streams', () => {
   test('elements, salvage and partial end at their first violation', async () => {
     const elements = await read(
       ReadableStream.from(chunkText('[{"n": 1}, {"m": 2}, {"n": 3}]', 5)).pipeThrough(
-        createElementStream({ elementSchema: SCHEMA, compileJsonSchema: compileSchema, failFast: true }),
+        createElementStream({
+          elementSchema: SCHEMA,
+          compileJsonSchema: compileSchema,
+          failFast: true,
+          prefixCheck: false,
+        }),
       ),
     );
     expect(elements.values.map((e) => e.value)).toEqual([{ n: 1 }]);
@@ -205,7 +213,12 @@ describe('failFast (Web) over HTTP: fetch(...).body.pipeThrough(stream)', () => 
     const response = await fetch(server.url);
     const r = await read(
       (response.body as ReadableStream<Uint8Array>).pipeThrough(
-        createJsonlStream({ schema: ITEM_SCHEMA, compileJsonSchema: compileSchema, failFast: true }),
+        createJsonlStream({
+          schema: ITEM_SCHEMA,
+          compileJsonSchema: compileSchema,
+          failFast: true,
+          prefixCheck: false,
+        }),
       ),
     );
     expect(r.error).toBeInstanceOf(ContractViolationError);

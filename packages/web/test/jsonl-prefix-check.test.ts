@@ -4,7 +4,13 @@
  * schema, before the line's newline arrives; `prefixCheck: false` keeps the complete-line check.
  */
 import type { Diagnostic } from '@llmjson/core';
-import { ContractViolationError, createJsonlStream, type JsonlStreamOptions, linePrefixCheck } from '@llmjson/web';
+import {
+  type ConfigurationError,
+  ContractViolationError,
+  createJsonlStream,
+  type JsonlStreamOptions,
+  linePrefixCheck,
+} from '@llmjson/web';
 import { compileSchema } from '@llmjson/web/ajv';
 import { describe, expect, test } from 'vitest';
 import { chunkText } from '../../../test/support/chunking.js';
@@ -68,15 +74,30 @@ describe('failFast on the Web JSONL stream: the line in flight', () => {
     }
   });
 
-  test('prefixCheck: false, or no prefixCheckWith (not bundled unless imported): the complete line fails its schema', async () => {
+  test('prefixCheck: false: the complete line fails its schema', async () => {
     for (const options of [
       { failFast: true, prefixCheck: false, prefixCheckWith: linePrefixCheck },
-      { failFast: true },
+      { failFast: true, prefixCheck: false },
     ] as const) {
       const r = await run(4, options);
       expect(r.values).toEqual([{ n: 1 }]);
       expect((r.error as ContractViolationError).diagnostic.reason).toBe('schema');
     }
+  });
+
+  test('failFast without prefixCheckWith is the same configuration error as prefixCheck: true without it', () => {
+    const error = (options: object) => {
+      try {
+        createJsonlStream({ schema: SCHEMA, compileJsonSchema: compileSchema, ...options });
+      } catch (e) {
+        return e as ConfigurationError;
+      }
+      return undefined;
+    };
+    const failFast = error({ failFast: true });
+    const prefixCheck = error({ prefixCheck: true });
+    expect(failFast?.code).toBe('NO_PREFIX_CHECKER');
+    expect(failFast?.message).toBe(prefixCheck?.message);
   });
 
   test('prefixCheck: true without prefixCheckWith is a configuration error naming the import', () => {

@@ -85,6 +85,7 @@
 import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from '../diagnostics.js';
 import { checkPositiveInteger, countDiagnostic } from '../engine.js';
 import { DEFAULT_MAX_ARGUMENTS_LENGTH, DEFAULT_MAX_LINE_LENGTH } from '../limits.js';
+import { checkChoice, checkOptionNames, describeValue, PROVIDER_DECODER_OPTIONS } from '../option-names.js';
 import { ConfigurationError, ConfigurationErrorCode } from '../schema-validator.js';
 import { bedrock } from './bedrock.js';
 import {
@@ -183,20 +184,16 @@ class Decoder implements ProviderDecoder, FormatContext {
   private readonly callsByKey = new Map<string, CallState>();
 
   constructor(options: ProviderDecoderOptions, sink: ProviderSink) {
+    checkOptionNames('createProviderDecoder', options, PROVIDER_DECODER_OPTIONS);
     if (!INPUTS.includes(options.input)) {
       throw new ConfigurationError(
         ConfigurationErrorCode.optionInvalid,
-        `input must be one of ${INPUTS.map((i) => `'${i}'`).join(', ')}, got ${String(options.input)}`,
+        `input must be one of ${INPUTS.map((i) => `'${i}'`).join(', ')}, got ${describeValue(options.input)}`,
       );
     }
     checkPositiveInteger('maxEventLength', options.maxEventLength, 'characters');
     checkPositiveInteger('maxArgumentsLength', options.maxArgumentsLength, 'characters');
-    if (options.keepToolArguments !== undefined && typeof options.keepToolArguments !== 'boolean') {
-      throw new ConfigurationError(
-        ConfigurationErrorCode.optionInvalid,
-        `keepToolArguments must be true or false, got ${quoteInput(String(options.keepToolArguments))}`,
-      );
-    }
+    checkChoice('keepToolArguments', options.keepToolArguments, [true, false]);
     this.sink = sink;
     this.binaryAllowed = options.input === 'auto' || options.input === 'bedrock';
     if (options.input !== 'auto') this.setFormat(wireFormat(options.input));
