@@ -55,7 +55,7 @@ function heapAfterCollection(gc: () => void): number {
 }
 
 /** A small schema of its own content for each `i`. */
-const distinct = (i: number): JsonSchema => ({
+const distinct = (i: number): Readonly<Record<string, unknown>> => ({
   type: 'object',
   properties: { [`k${i}`]: { type: 'string', maxLength: i + 1 } },
   required: [`k${i}`],
