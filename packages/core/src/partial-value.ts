@@ -397,6 +397,8 @@ class Builder implements ScanEvents {
   private pending = false;
   /** Where subtrees find their sub-schemas: the JSON Schema, or a Standard Schema's export. */
   private subtreeSchema: JsonSchema | undefined;
+  /** The subtree schema compiled whole, whose parts (`at`) check closed subtrees; compiled on first use. */
+  private wholeSchema: CompiledSchema | undefined;
   private readonly compileJsonSchema: JsonSchemaCompiler | undefined;
   /** The subtree schema is a vendor's export: one that ajv cannot compile turns subtree checks off. */
   private readonly exported: boolean;
@@ -940,32 +942,38 @@ class Builder implements ScanEvents {
    */
   private checkSubtree(path: readonly PathSegment[], value: unknown, at: number): void {
     if (this.subtreeSchema === undefined || path.length === 0) return;
-    const sub = subSchemaAt(this.subtreeSchema, path);
-    if (sub === undefined) return;
+    const coercion = this.coercion;
+    const coercing = coercion !== undefined && this.coerceWith !== undefined;
+    let sub: JsonSchema | undefined;
     let validator: CompiledSchema | undefined;
     try {
-      // The whole was compiled when the stream was made (a cache hit); a vendor's export is the
-      // vendor's to check whole, and is not compiled for this.
-      const pointer = this.exported ? undefined : subSchemaPointer(this.subtreeSchema, path);
-      if (pointer !== undefined) {
-        validator = compileJsonSchemaWith(this.compileJsonSchema, this.subtreeSchema, {}).at?.(pointer);
+      // The whole was compiled when the stream was made (a cache hit, kept in `wholeSchema`); a
+      // vendor's export is the vendor's to check whole, and is not compiled for this.
+      if (!this.exported) {
+        const pointer = subSchemaPointer(this.subtreeSchema, path);
+        if (pointer === undefined) return;
+        this.wholeSchema ??= compileJsonSchemaWith(this.compileJsonSchema, this.subtreeSchema, {});
+        validator = this.wholeSchema.at?.(pointer);
       }
-      // compileSchema caches by schema object, and subSchemaAt returns the same object each time.
-      validator ??= compileJsonSchemaWith(this.compileJsonSchema, sub, {});
+      if (validator === undefined || coercing) {
+        sub = subSchemaAt(this.subtreeSchema, path);
+        if (sub === undefined) return;
+        // compileSchema caches by schema object, and subSchemaAt returns the same object each time.
+        validator ??= compileJsonSchemaWith(this.compileJsonSchema, sub, {});
+      }
     } catch (error) {
       if (!(error instanceof ConfigurationError)) throw error;
       this.subtreeSchema = undefined;
       return;
     }
     if (validator === undefined) return;
-    const coercion = this.coercion;
-    if (coercion !== undefined && this.coerceWith !== undefined) {
+    if (coercing && sub !== undefined) {
       // `null-to-absent` may remove a `null` member when its parent is coerced: not certain here.
       if (value === null && coercion.has(CoercionRule.nullToAbsent) && typeof path[path.length - 1] === 'string') {
         return;
       }
       // Valid once coerced under its sub-schema: the document's repairs are reported at its end.
-      validator = this.coerceWith(validator, sub, coercion);
+      validator = (this.coerceWith as Coercer)(validator, sub, coercion);
     }
     const result = validator.validate(value);
     if (result.valid) return;

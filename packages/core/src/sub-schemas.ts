@@ -133,70 +133,153 @@ function followReferences(
   return [node, at];
 }
 
+/** A place of the walk: a schema object as found (before its references are followed), and its keys. */
+interface Place {
+  readonly node: unknown;
+  readonly at: readonly string[];
+}
+
+/** The sub-schema found at a place, once its pure `$ref`s are followed, and its JSON pointer. */
+interface Final {
+  readonly node: JsonSchema;
+  readonly at: readonly string[];
+  readonly pointer: string;
+}
+
 /**
- * The schema object that alone applies to the value at `path` inside a document that `schema`
- * describes, and its keys from the document; see `subSchemaAt`.
+ * What the walk learnt at one schema object: where its references lead (undefined when a part
+ * of the value below it depends on the value), the places of its children by key (a declared
+ * property `.name`, a prefix index `#n`, the rest `*p` / `*i`: bounded by the schema, whatever
+ * the keys of the value), and the sub-schema it is itself.
  */
-function subSchemaPlace(
-  schema: SchemaObject,
-  path: readonly (string | number)[],
-): [node: JsonSchema, at: readonly string[]] | undefined {
-  let node: unknown = schema;
-  let at: readonly string[] = [];
-  for (const segment of path) {
-    const followed = followReferences(schema, node, at);
-    if (followed === undefined) return undefined;
-    [node, at] = followed;
-    if (typeof node === 'boolean') return [node, at];
-    if (
-      !isObject(node) ||
-      node.oneOf !== undefined ||
-      node.anyOf !== undefined ||
-      node.allOf !== undefined ||
-      node.not !== undefined ||
-      node.if !== undefined ||
-      node.dependentSchemas !== undefined ||
-      node.dependencies !== undefined ||
-      node.unevaluatedProperties !== undefined ||
-      node.unevaluatedItems !== undefined
-    ) {
-      return undefined;
-    }
-    if (typeof segment === 'number') {
-      const prefixKeyword = Array.isArray(node.prefixItems) ? 'prefixItems' : Array.isArray(node.items) ? 'items' : '';
-      const prefix = prefixKeyword === '' ? undefined : (node[prefixKeyword] as unknown[]);
-      // `contains` also applies to some elements: which ones depends on the value.
-      if (node.contains !== undefined) return undefined;
-      if (prefix !== undefined && segment < prefix.length) {
-        node = prefix[segment];
-        at = [...at, prefixKeyword, String(segment)];
-      } else {
-        const rest = prefix !== undefined && Array.isArray(node.items) ? 'additionalItems' : 'items';
-        node = node[rest];
-        at = [...at, rest];
-      }
-    } else {
-      const properties = isObject(node.properties) ? node.properties : undefined;
-      if (node.patternProperties !== undefined) return undefined;
-      if (properties !== undefined && Object.hasOwn(properties, segment)) {
-        node = properties[segment];
-        at = [...at, 'properties', segment];
-      } else {
-        node = node.additionalProperties;
-        at = [...at, 'additionalProperties'];
-      }
-    }
-    if (node === undefined) return undefined;
+interface Step {
+  readonly resolved: SchemaObject | boolean | undefined;
+  readonly at: readonly string[];
+  readonly children: Map<string, Place | undefined>;
+  final: Final | undefined | null;
+}
+
+/** Per document, per schema object: the walk's steps, so that a path costs a lookup per segment. */
+const walks = new WeakMap<object, WeakMap<object, Step>>();
+
+function stepOf(document: SchemaObject, node: SchemaObject, at: readonly string[]): Step {
+  let perDocument = walks.get(document);
+  if (perDocument === undefined) {
+    perDocument = new WeakMap();
+    walks.set(document, perDocument);
   }
+  let step = perDocument.get(node);
+  if (step === undefined) {
+    const followed = followReferences(document, node, at);
+    let resolved: SchemaObject | boolean | undefined;
+    const target = followed?.[0];
+    if (typeof target === 'boolean') resolved = target;
+    else if (
+      isObject(target) &&
+      target.oneOf === undefined &&
+      target.anyOf === undefined &&
+      target.allOf === undefined &&
+      target.not === undefined &&
+      target.if === undefined &&
+      target.dependentSchemas === undefined &&
+      target.dependencies === undefined &&
+      target.unevaluatedProperties === undefined &&
+      target.unevaluatedItems === undefined
+    ) {
+      resolved = target;
+    }
+    step = { resolved, at: followed?.[1] ?? at, children: new Map(), final: undefined };
+    perDocument.set(node, step);
+  }
+  return step;
+}
+
+/** The place of the member `segment` under a step whose schema is an object. */
+function childOf(step: Step, node: SchemaObject, segment: string | number): Place | undefined {
+  let key: string;
+  let keyword: string;
+  let name: string | undefined;
+  if (typeof segment === 'number') {
+    // `contains` also applies to some elements: which ones depends on the value.
+    if (node.contains !== undefined) return undefined;
+    const prefixKeyword = Array.isArray(node.prefixItems) ? 'prefixItems' : Array.isArray(node.items) ? 'items' : '';
+    const prefix = prefixKeyword === '' ? undefined : (node[prefixKeyword] as unknown[]);
+    if (prefix !== undefined && segment < prefix.length) {
+      key = `#${segment}`;
+      keyword = prefixKeyword;
+      name = String(segment);
+    } else {
+      key = '*i';
+      keyword = prefix !== undefined && Array.isArray(node.items) ? 'additionalItems' : 'items';
+    }
+  } else {
+    if (node.patternProperties !== undefined) return undefined;
+    const properties = isObject(node.properties) ? node.properties : undefined;
+    if (properties !== undefined && Object.hasOwn(properties, segment)) {
+      key = `.${segment}`;
+      keyword = 'properties';
+      name = segment;
+    } else {
+      key = '*p';
+      keyword = 'additionalProperties';
+    }
+  }
+  if (step.children.has(key)) return step.children.get(key);
+  const holder = node[keyword];
+  const child = name === undefined ? holder : (holder as Record<string, unknown>)[name];
+  const place =
+    child === undefined ? undefined : { node: child, at: [...step.at, keyword, ...(name === undefined ? [] : [name])] };
+  step.children.set(key, place);
+  return place;
+}
+
+/** The sub-schema at `place`: itself, unless it is a `$ref` alone, whose target it then is. */
+function finalOf(document: SchemaObject, place: Place): Final | undefined {
+  const found = place.node;
+  if (typeof found === 'boolean') return { node: found, at: place.at, pointer: pointerOfKeys(place.at) };
+  if (!isObject(found)) return undefined;
+  const step = stepOf(document, found, place.at);
+  if (step.final !== undefined) return step.final ?? undefined;
+  let node: unknown = found;
+  let at = place.at;
   // The last schema is taken as it is (its `$ref` and the keywords beside it apply together),
   // unless it is a `$ref` alone, whose target is then the sub-schema.
   while (isObject(node) && typeof node.$ref === 'string' && Object.keys(node).every((k) => NOT_APPLYING.has(k))) {
-    const followed = followReferences(schema, node, at);
+    const followed = followReferences(document, node, at);
     if (followed === undefined || followed[0] === node) break;
     [node, at] = followed;
   }
-  if (typeof node === 'boolean') return [node, at];
-  return isObject(node) ? [node, at] : undefined;
+  const final = typeof node === 'boolean' || isObject(node) ? { node, at, pointer: pointerOfKeys(at) } : undefined;
+  step.final = final ?? null;
+  return final;
+}
+
+function pointerOfKeys(at: readonly string[]): string {
+  let pointer = '';
+  for (const key of at) pointer += `/${escapePointer(key)}`;
+  return pointer;
+}
+
+/**
+ * The schema object that alone applies to the value at `path` inside a document that `schema`
+ * describes, with its keys and JSON pointer from the document; see `subSchemaAt`. Each step is
+ * learnt once per document (`walks`): a path costs a lookup per segment.
+ */
+function subSchemaPlace(schema: SchemaObject, path: readonly (string | number)[]): Final | undefined {
+  let place: Place = { node: schema, at: [] };
+  for (const segment of path) {
+    const found = place.node;
+    if (typeof found === 'boolean') return { node: found, at: place.at, pointer: pointerOfKeys(place.at) };
+    if (!isObject(found)) return undefined;
+    const step = stepOf(schema, found, place.at);
+    const resolved = step.resolved;
+    if (resolved === undefined) return undefined;
+    if (typeof resolved === 'boolean') return { node: resolved, at: step.at, pointer: pointerOfKeys(step.at) };
+    const child = childOf(step, resolved, segment);
+    if (child === undefined) return undefined;
+    place = child;
+  }
+  return finalOf(schema, place);
 }
 
 /** Keywords that apply nothing to a value: a `$ref` with only these beside it is its target. */
@@ -228,8 +311,7 @@ export function subSchemaAt(schema: JsonSchema, path: readonly (string | number)
   if (typeof schema === 'boolean') return schema;
   const place = subSchemaPlace(schema, path);
   if (place === undefined) return undefined;
-  const [node, at] = place;
-  return typeof node === 'boolean' ? node : standaloneAt(schema, node, at);
+  return typeof place.node === 'boolean' ? place.node : standaloneAt(schema, place.node, place.at);
 }
 
 /**
@@ -239,8 +321,7 @@ export function subSchemaAt(schema: JsonSchema, path: readonly (string | number)
  */
 export function subSchemaPointer(schema: JsonSchema, path: readonly (string | number)[]): string | undefined {
   if (typeof schema === 'boolean') return '';
-  const place = subSchemaPlace(schema, path);
-  return place === undefined ? undefined : place[1].map((key) => `/${escapePointer(key)}`).join('');
+  return subSchemaPlace(schema, path)?.pointer;
 }
 
 /** The base URI under which `standaloneAt` embeds a document that has no `$id`. */
