@@ -366,6 +366,19 @@ function toSchemaErrors(errors: readonly ErrorObject[] | null | undefined): Sche
   }));
 }
 
+/** Whether the schema at `pointer` in `document` is a `oneOf`/`anyOf` that `findDispatch` dispatches (its branches read with the document's definitions). */
+function dispatches(document: Readonly<Record<string, unknown>>, pointer: string): boolean {
+  let node: unknown = document;
+  for (const token of pointer.slice(1).split('/')) {
+    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return false;
+    node = (node as Record<string, unknown>)[key];
+  }
+  if (!isObject(node) || (node.oneOf === undefined && node.anyOf === undefined)) return false;
+  const view = { ...node, definitions: document.definitions, $defs: document.$defs };
+  return typeof findDispatch(view, undefined) !== 'string';
+}
+
 /**
  * `CompiledSchema.at` for a root registered in `ajv` under `rootId`: the part at a JSON pointer,
  * compiled by ajv in place (`getSchema("<root>#/pointer")`), so that its `$ref`s, nested `$id`
@@ -375,6 +388,7 @@ function toSchemaErrors(errors: readonly ErrorObject[] | null | undefined): Sche
 function partsOf(
   ajv: Ajv,
   rootId: string,
+  schema: Readonly<Record<string, unknown>>,
   validateWhole: (value: unknown) => ValidationResult,
 ): (pointer: string) => CompiledSchema | undefined {
   const base = rootId.replace(/#.*$/, '');
@@ -383,6 +397,12 @@ function partsOf(
     if (pointer === '') return { validate: validateWhole };
     if (parts.has(pointer)) return parts.get(pointer);
     let part: CompiledSchema | undefined;
+    // A part that dispatches (a discriminated `oneOf`) is left to the standalone sub-schema,
+    // which compiles with dispatch and reports the branch, as the same schema at the root does.
+    if (dispatches(schema, pointer)) {
+      parts.set(pointer, undefined);
+      return undefined;
+    }
     try {
       const fragment = pointer
         .split('/')
@@ -491,7 +511,7 @@ function compileUncached(schema: JsonSchema, options: CompileOptions): CompiledS
     const errors = toSchemaErrors(whole.errors);
     return { valid: false, errors, message: formatSchemaErrors(errors) };
   };
-  const at = typeof schema === 'boolean' ? undefined : partsOf(ajv, rootId, validateWhole);
+  const at = typeof schema === 'boolean' ? undefined : partsOf(ajv, rootId, schema, validateWhole);
   if (options.discriminator === false || typeof schema === 'boolean') {
     if (typeof options.discriminator === 'string') {
       throw new ConfigurationError(
