@@ -21,10 +21,20 @@ function configurationError(make: () => unknown): ConfigurationError {
   throw new Error('expected a ConfigurationError, and nothing was thrown');
 }
 
-const platforms = [
-  ['Node', node],
-  ['Web', web],
-] as const;
+/** The factories of either package, called with options the tests build (`as never`). */
+interface Factories {
+  readonly createElementStream: (options?: object) => unknown;
+  readonly createJsonlStream: (options?: object) => unknown;
+  readonly createPartialStream: (options?: object) => unknown;
+  readonly createProviderStream: (options?: object) => unknown;
+  readonly createSalvageStream: (options?: object) => unknown;
+  readonly createToolCallStream: (options?: object) => unknown;
+}
+
+const platforms: readonly (readonly [string, Factories])[] = [
+  ['Node', node as unknown as Factories],
+  ['Web', web as unknown as Factories],
+];
 
 describe.each(platforms)('%s streams', (_platform, streams) => {
   const misspelt: [string, () => unknown, string][] = [

@@ -22,7 +22,7 @@ import { compileSchema } from '@llmjson/core/ajv';
 import { closestName } from '@llmjson/core/internal';
 import { describe, expect, it } from 'vitest';
 
-const sink = { value() {}, diagnostic() {}, update() {} };
+const sink = { value() {}, diagnostic() {}, update() {}, text() {} };
 
 /** The ConfigurationError `make` throws (the test fails when it throws nothing or something else). */
 function configurationError(make: () => unknown): ConfigurationError {
