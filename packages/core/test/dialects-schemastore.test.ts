@@ -8,15 +8,11 @@
  * (references by URL to files that are not given), never as an `unsupported $schema`.
  */
 
-import { createRequire } from 'node:module';
 import { compileSchema } from '@llmjson/core/ajv';
-import { Ajv, type AnySchema, type AnySchemaObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import AjvDraft04Module from 'ajv-draft-04';
-import addFormatsModule from 'ajv-formats';
+import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import { describe, expect, test } from 'vitest';
 import { corpus } from '../../../test/support/corpora.js';
+import { referenceAjv, dialectOf as referenceDialect } from '../../../test/support/reference-ajv.js';
 import { dialectOf } from '../src/schema-dialect.js';
 import type { JsonSchema } from '../src/schema-validator.js';
 
@@ -32,30 +28,10 @@ interface StoredSchema {
 
 const store = corpus<Record<string, StoredSchema>>('schemastore/schemastore.json', 'SchemaStore dialect cross-check');
 
-type AjvClass = new (options: Options) => Ajv;
-const AjvDraft04: AjvClass =
-  (AjvDraft04Module as unknown as { default?: AjvClass }).default ?? (AjvDraft04Module as unknown as AjvClass);
-type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
-const draft06Meta = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject;
-
-/** Plain ajv's validator for `schema`, or undefined when plain ajv refuses it. */
+/** Plain ajv's validator for `schema` (test/support/reference-ajv.ts), or undefined when plain ajv refuses it. */
 function plain(schema: JsonSchema): ValidateFunction | undefined {
-  const options: Options = { strict: false, allErrors: true, logger: false };
-  const name = dialectOf(schema)?.name;
-  const ajv =
-    name === 'draft-04'
-      ? new AjvDraft04(options)
-      : name === '2019-09'
-        ? new (Ajv2019 as unknown as AjvClass)(options)
-        : name === '2020-12'
-          ? new (Ajv2020 as unknown as AjvClass)(options)
-          : new Ajv(options);
-  if (name === 'draft-06') ajv.addMetaSchema(draft06Meta);
-  addFormats(ajv);
   try {
-    return ajv.compile(schema);
+    return referenceAjv(referenceDialect(schema)).compile(schema as AnySchemaObject);
   } catch {
     return undefined;
   }

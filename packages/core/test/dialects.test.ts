@@ -10,18 +10,14 @@
  */
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigurationError, type StandardSchemaV1 } from '@llmjson/core';
 import { compileSchema, compileStandaloneModule } from '@llmjson/core/ajv';
 import { createJsonlStream } from '@llmjson/node';
-import { Ajv, type AnySchema, type AnySchemaObject, type Options } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import AjvDraft04Module from 'ajv-draft-04';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv } from 'ajv';
 import { afterAll, describe, expect, test } from 'vitest';
+import { referenceAjv, dialectOf as referenceDialect } from '../../../test/support/reference-ajv.js';
 import { thrownBy } from '../../../test/support/thrown.js';
 import { dialectOf } from '../src/schema-dialect.js';
 import type { JsonSchema } from '../src/schema-validator.js';
@@ -32,28 +28,9 @@ const D07 = 'http://json-schema.org/draft-07/schema#';
 const D2019 = 'https://json-schema.org/draft/2019-09/schema';
 const D2020 = 'https://json-schema.org/draft/2020-12/schema';
 
-// Plain ajv as its documentation sets each dialect up: the reference verdicts.
-type AjvClass = new (options: Options) => Ajv;
-const AjvDraft04: AjvClass =
-  (AjvDraft04Module as unknown as { default?: AjvClass }).default ?? (AjvDraft04Module as unknown as AjvClass);
-type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
-const draft06Meta = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as AnySchemaObject;
-
+// Plain ajv as its documentation sets each dialect up: the reference verdicts (test/support/reference-ajv.ts).
 function plainAjv(schema: JsonSchema): Ajv {
-  const options: Options = { strict: false, allErrors: true, logger: false };
-  const declared = typeof schema === 'object' ? String(schema.$schema ?? '') : '';
-  let ajv: Ajv;
-  if (declared.includes('draft-04')) ajv = new AjvDraft04(options);
-  else if (declared.includes('2019-09')) ajv = new (Ajv2019 as unknown as AjvClass)(options);
-  else if (declared.includes('2020-12')) ajv = new (Ajv2020 as unknown as AjvClass)(options);
-  else {
-    ajv = new Ajv(options);
-    if (declared.includes('draft-06')) ajv.addMetaSchema(draft06Meta);
-  }
-  addFormats(ajv);
-  return ajv;
+  return referenceAjv(referenceDialect(schema));
 }
 
 /** The meta-schema URI as plain ajv registers it: it knows one spelling of each. */
