@@ -75,7 +75,9 @@ const generatedPattern = fc
   .map(([bodies, rest]) => ({ bodies, rest, pattern: `^${bodies.map((body) => `(?!${body})`).join('')}${rest}` }));
 
 const textUnit = fc.constantFrom('a', 'b', 'ab', '.', '@', '/', 'é', '😀', ' ', '_', '\n', '1', '(', '|');
-const randomText = fc.array(textUnit, { maxLength: 8 }).map((units) => units.join(''));
+// Short texts: the oracle is JavaScript's backtracking engine, which generated nested quantifiers
+// can make exponential in the text's length (one CI run spent 321 s on texts of up to 8 units).
+const randomText = fc.array(textUnit, { maxLength: 5 }).map((units) => units.join(''));
 
 /** The literal characters of a lookahead body: a string its body is likely to match at the start. */
 function literalText(body: string): string {
