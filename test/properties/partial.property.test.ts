@@ -1,5 +1,5 @@
 /**
- * The partial-value invariants (packages/core/src/partial-value.ts), as properties over
+ * The partial-value invariants (packages/core/src/engines/partial-value.ts), as properties over
  * arbitrary JSON documents (any root) written with arbitrary spacing and split at arbitrary
  * points, over broken JSON-like text, through the Node and Web streams in every mode, and
  * `applyChanges` over hostile change lists.

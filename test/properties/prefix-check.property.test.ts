@@ -1,5 +1,5 @@
 /**
- * Prefix validation (packages/core/src/prefix-check.ts) as properties: schemas from a small
+ * Prefix validation (packages/core/src/prefix/prefix-check.ts) as properties: schemas from a small
  * grammar and documents generated valid against them (checked with ajv) stream silently, every
  * prefix at every chunking; a planted violation is reported no later than the character that
  * makes it certain, and nothing before the planted value is reported.

@@ -1,4 +1,4 @@
-/** Shared checks and collectors for partial values (packages/core/src/partial-value.ts and its streams). */
+/** Shared checks and collectors for partial values (packages/core/src/engines/partial-value.ts and its streams). */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {

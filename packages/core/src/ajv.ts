@@ -11,8 +11,8 @@
  * keeps those three (and re2js) and leaves ajv's compiler out.
  */
 
-export { compileStandaloneModule, type StandaloneOptions } from './ajv-standalone.js';
-export { compileSchema } from './ajv-validator.js';
-export { jsonEqual } from './json-equal.js';
-export { linearRegExp, useLinearFormats } from './linear-regexp.js';
-export { NODE_DEFAULTS, withNodeDefaults } from './node-defaults.js';
+export { NODE_DEFAULTS, withNodeDefaults } from './engines/node-defaults.js';
+export { compileStandaloneModule, type StandaloneOptions } from './schema/ajv/ajv-standalone.js';
+export { compileSchema } from './schema/ajv/ajv-validator.js';
+export { jsonEqual } from './schema/json-equal.js';
+export { linearRegExp, useLinearFormats } from './schema/linear-regexp.js';

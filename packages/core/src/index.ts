@@ -9,31 +9,38 @@
  * @module index
  */
 
+export { fromAiSdk } from './client/from-ai-sdk.js';
+export { type AsyncSource, fromAsync, type ReadableStreamLike } from './client/from-async.js';
+export type { LlmOutput, LlmResult } from './client/llm-result.js';
 export {
-  COERCION_RULES,
-  type CoerceOption,
-  type Coercer,
-  type CoercionFix,
-  type CoercionOptions,
-  type CoercionResult,
-  CoercionRule,
-  MAX_COERCION_DEPTH,
-  withCoercion,
-} from './coerce.js';
-export { DEFAULT_MAX_DEPTH } from './depth.js';
+  DEFAULT_IDLE_TIMEOUT_MS,
+  type OpenAICompatibleOptions,
+  type OpenAICompatibleRequest,
+  type OpenAICompatibleResult,
+  openAICompatible,
+  ProviderHttpError,
+  ProviderTimeoutCode,
+  ProviderTimeoutError,
+} from './client/openai-compatible.js';
+export {
+  DEFAULT_STRUCTURED_OUTPUT_NAME,
+  type ProviderJsonSchema,
+  STRICT_UNSUPPORTED_KEYWORDS,
+  type StrictSchemaProblem,
+  type StructuredOutputFields,
+  type StructuredOutputOptions,
+  StructuredOutputProvider,
+  strictSchemaProblems,
+  structuredOutput,
+} from './client/structured-output.js';
 export {
   type Diagnostic,
   DiagnosticReason,
   ERRORS_OMITTED_KEYWORD,
   MAX_SCHEMA_ERRORS,
   type SchemaError,
-} from './diagnostics.js';
-export {
-  type ElementPrefixCheck,
-  type ElementPrefixFactory,
-  type ElementPrefixSetup,
-  elementPrefixCheck,
-} from './element-prefix.js';
+} from './diagnostics/diagnostics.js';
+export { LlmjsonError } from './diagnostics/errors.js';
 export {
   createElementScanner,
   type ElementOptions,
@@ -42,18 +49,9 @@ export {
   type ElementSink,
   type ElementStats,
   extractElements,
-} from './element-scanner.js';
-export type { DiagnosticCounts, Engine, ValidatorOptions } from './engine.js';
-export { LlmjsonError } from './errors.js';
-export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './extract-json.js';
-export {
-  type Abortable,
-  CONTRACT_VALIDATION_FAILED,
-  ContractViolationError,
-  type FailFastOptions,
-} from './fail-fast.js';
-export { fromAiSdk } from './from-ai-sdk.js';
-export { type AsyncSource, fromAsync, type ReadableStreamLike } from './from-async.js';
+} from './engines/element-scanner.js';
+export type { DiagnosticCounts, Engine, ValidatorOptions } from './engines/engine.js';
+export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './engines/extract-json.js';
 export {
   createJsonlDecoder,
   DEFAULT_MAX_LINE_LENGTH,
@@ -65,19 +63,7 @@ export {
   type JsonlStats,
   type JsonlValueInfo,
   parseJsonl,
-} from './jsonl-decoder.js';
-export { type LinePrefixCheck, type LinePrefixFactory, linePrefixCheck } from './jsonl-prefix.js';
-export type { LlmOutput, LlmResult } from './llm-result.js';
-export {
-  DEFAULT_IDLE_TIMEOUT_MS,
-  type OpenAICompatibleOptions,
-  type OpenAICompatibleRequest,
-  type OpenAICompatibleResult,
-  openAICompatible,
-  ProviderHttpError,
-  ProviderTimeoutCode,
-  ProviderTimeoutError,
-} from './openai-compatible.js';
+} from './engines/jsonl-decoder.js';
 export {
   applyChanges,
   type Change,
@@ -88,9 +74,43 @@ export {
   type PartialSink,
   type PartialStats,
   type PathSegment,
-} from './partial-value.js';
-export type { PrefixPathSegment, PrefixViolation } from './prefix-check.js';
+} from './engines/partial-value.js';
+export {
+  createSalvageScanner,
+  DEFAULT_MAX_CANDIDATE_LENGTH,
+  type SalvagedValue,
+  type SalvageOptions,
+  type SalvageScanner,
+  type SalvageSink,
+  type SalvageSource,
+  type SalvageStats,
+} from './engines/salvage-scanner.js';
+export {
+  type ElementPrefixCheck,
+  type ElementPrefixFactory,
+  type ElementPrefixSetup,
+  elementPrefixCheck,
+} from './prefix/element-prefix.js';
+export {
+  type Abortable,
+  CONTRACT_VALIDATION_FAILED,
+  ContractViolationError,
+  type FailFastOptions,
+} from './prefix/fail-fast.js';
+export { type LinePrefixCheck, type LinePrefixFactory, linePrefixCheck } from './prefix/jsonl-prefix.js';
+export type { PrefixPathSegment, PrefixViolation } from './prefix/prefix-check.js';
 export { createProviderDecoder } from './provider/decoder.js';
+export {
+  createToolCallDecoder,
+  type ToolArguments,
+  type ToolCallDecoder,
+  type ToolCallOptions,
+  type ToolCallSink,
+  type ToolCallState,
+  type ToolCallStats,
+  type ToolCallUpdate,
+  type ToolSchemas,
+} from './provider/tool-calls.js';
 export {
   type ProviderDecoder,
   type ProviderDecoderOptions,
@@ -105,16 +125,17 @@ export {
   type Usage,
 } from './provider/types.js';
 export {
-  createSalvageScanner,
-  DEFAULT_MAX_CANDIDATE_LENGTH,
-  type SalvagedValue,
-  type SalvageOptions,
-  type SalvageScanner,
-  type SalvageSink,
-  type SalvageSource,
-  type SalvageStats,
-} from './salvage-scanner.js';
-export { SCHEMA_CACHE_LIMIT, schemaCache } from './schema-intern.js';
+  COERCION_RULES,
+  type CoerceOption,
+  type Coercer,
+  type CoercionFix,
+  type CoercionOptions,
+  type CoercionResult,
+  CoercionRule,
+  MAX_COERCION_DEPTH,
+  withCoercion,
+} from './schema/coerce.js';
+export { SCHEMA_CACHE_LIMIT, schemaCache } from './schema/schema-intern.js';
 export {
   type CompiledSchema,
   type CompileOptions,
@@ -124,27 +145,6 @@ export {
   type JsonSchemaCompiler,
   type SchemaWarning,
   type ValidationResult,
-} from './schema-validator.js';
-export type { SchemaInput, SchemaValue, StandardSchemaV1 } from './standard-schema.js';
-export {
-  DEFAULT_STRUCTURED_OUTPUT_NAME,
-  type ProviderJsonSchema,
-  STRICT_UNSUPPORTED_KEYWORDS,
-  type StrictSchemaProblem,
-  type StructuredOutputFields,
-  type StructuredOutputOptions,
-  StructuredOutputProvider,
-  strictSchemaProblems,
-  structuredOutput,
-} from './structured-output.js';
-export {
-  createToolCallDecoder,
-  type ToolArguments,
-  type ToolCallDecoder,
-  type ToolCallOptions,
-  type ToolCallSink,
-  type ToolCallState,
-  type ToolCallStats,
-  type ToolCallUpdate,
-  type ToolSchemas,
-} from './tool-calls.js';
+} from './schema/schema-validator.js';
+export type { SchemaInput, SchemaValue, StandardSchemaV1 } from './schema/standard-schema.js';
+export { DEFAULT_MAX_DEPTH } from './syntax/depth.js';

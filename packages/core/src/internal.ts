@@ -10,29 +10,19 @@
  * @internal
  */
 
-export { coerceToSchema, coercionRules } from './coerce.js';
-export { depthExceeds, mayExceedDepth } from './depth.js';
-export { excerptAround, MAX_QUOTED_LENGTH, quoteInput } from './diagnostics.js';
-export { parseElementPath } from './element-scanner.js';
+export { aiSdkLine } from './client/from-ai-sdk.js';
+export { checkStructuredOutputOptions } from './client/structured-output.js';
+export { excerptAround, MAX_QUOTED_LENGTH, quoteInput } from './diagnostics/diagnostics.js';
+export { parseElementPath } from './engines/element-scanner.js';
 export {
   createDecodedWriter,
   createEncodingCheck,
   type DecodedWriter,
   type EncodingCheck,
-} from './encoding-check.js';
-export { checkHighWaterMark, checkSnapshotDelay, type StreamOptions } from './engine.js';
-export {
-  checkFailFastOptions,
-  createFailFast,
-  type FailFast,
-  isViolation,
-  prefixCheckDefault,
-  violationOf,
-} from './fail-fast.js';
-export { type InlineCodeSpan, inlineCodeSpans, isFenceLine } from './fence.js';
-export { aiSdkLine } from './from-ai-sdk.js';
-export { JsonScanner, type JsonScannerOptions, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './json-scanner.js';
-export { checkJsonlOptions } from './jsonl-decoder.js';
+} from './engines/encoding-check.js';
+export { checkHighWaterMark, checkSnapshotDelay, type StreamOptions } from './engines/engine.js';
+export { checkJsonlOptions } from './engines/jsonl-decoder.js';
+export { TIMER_FLUSH_SLOTS } from './engines/partial-value.js';
 export {
   checkChoice,
   checkOptionNames,
@@ -48,13 +38,23 @@ export {
   PROVIDER_STREAM_OPTIONS,
   SALVAGE_STREAM_OPTIONS,
   TOOL_CALL_STREAM_OPTIONS,
-} from './option-names.js';
-export { TIMER_FLUSH_SLOTS } from './partial-value.js';
-export { PrefixChecker, type PrefixCheckOptions } from './prefix-check.js';
+} from './options/option-names.js';
+export {
+  checkFailFastOptions,
+  createFailFast,
+  type FailFast,
+  isViolation,
+  prefixCheckDefault,
+  violationOf,
+} from './prefix/fail-fast.js';
+export { PrefixChecker, type PrefixCheckOptions } from './prefix/prefix-check.js';
 export { PROVIDER_DECODER_STATE } from './provider/types.js';
-export { internSchema } from './schema-intern.js';
-export { formatSchemaErrors } from './schema-validator.js';
-export { compileStandardSchema, isStandardSchema, issuePointer, jsonSchemaOf } from './standard-schema.js';
-export { checkStructuredOutputOptions } from './structured-output.js';
-export { elementSchemaAt, subSchemaAt, subSchemaPointer } from './sub-schemas.js';
-export { createUtf8Chunks, type Utf8Chunks } from './utf8-chunks.js';
+export { coerceToSchema, coercionRules } from './schema/coerce.js';
+export { internSchema } from './schema/schema-intern.js';
+export { formatSchemaErrors } from './schema/schema-validator.js';
+export { compileStandardSchema, isStandardSchema, issuePointer, jsonSchemaOf } from './schema/standard-schema.js';
+export { elementSchemaAt, subSchemaAt, subSchemaPointer } from './schema/sub-schemas.js';
+export { depthExceeds, mayExceedDepth } from './syntax/depth.js';
+export { JsonScanner, type JsonScannerOptions, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './syntax/json-scanner.js';
+export { type InlineCodeSpan, inlineCodeSpans, isFenceLine } from './text/fence.js';
+export { createUtf8Chunks, type Utf8Chunks } from './text/utf8-chunks.js';

@@ -1,5 +1,5 @@
 /**
- * JSON Schema validation generated ahead of time (packages/core/src/ajv-standalone.ts): the
+ * JSON Schema validation generated ahead of time (packages/core/src/schema/ajv/ajv-standalone.ts): the
  * module `compileStandaloneModule` writes, imported as it is, gives the verdicts, error paths,
  * keywords, messages and branches of `compileSchema` (run-time ajv) on the fixture schemas;
  * fed to the Web stream as a Standard Schema with no JSON Schema compiler it gives what the

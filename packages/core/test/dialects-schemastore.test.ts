@@ -13,8 +13,8 @@ import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import { describe, expect, test } from 'vitest';
 import { corpus } from '../../../test/support/corpora.js';
 import { referenceAjv, dialectOf as referenceDialect } from '../../../test/support/reference-ajv.js';
-import { dialectOf } from '../src/schema-dialect.js';
-import type { JsonSchema } from '../src/schema-validator.js';
+import { dialectOf } from '../src/schema/schema-dialect.js';
+import type { JsonSchema } from '../src/schema/schema-validator.js';
 
 interface StoredFile {
   readonly file: string;

@@ -19,8 +19,8 @@ import type { Ajv } from 'ajv';
 import { afterAll, describe, expect, test } from 'vitest';
 import { referenceAjv, dialectOf as referenceDialect } from '../../../test/support/reference-ajv.js';
 import { thrownBy } from '../../../test/support/thrown.js';
-import { dialectOf } from '../src/schema-dialect.js';
-import type { JsonSchema } from '../src/schema-validator.js';
+import { dialectOf } from '../src/schema/schema-dialect.js';
+import type { JsonSchema } from '../src/schema/schema-validator.js';
 
 const D04 = 'http://json-schema.org/draft-04/schema#';
 const D06 = 'http://json-schema.org/draft-06/schema#';

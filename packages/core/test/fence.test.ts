@@ -20,7 +20,7 @@ import {
   isFenceMarker,
   MAX_FENCE_INDENT,
   MAX_FENCE_INFO_LENGTH,
-} from '../src/fence.js';
+} from '../src/text/fence.js';
 
 /** The grammar of a fence line (without its line feed), as a regular expression (short lines only). */
 const GRAMMAR = new RegExp(

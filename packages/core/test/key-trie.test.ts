@@ -6,7 +6,7 @@
 import { createJsonlDecoder, type Diagnostic, type JsonSchema, linePrefixCheck } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
 import { describe, expect, test } from 'vitest';
-import { keyTrieOf } from '../src/key-trie.js';
+import { keyTrieOf } from '../src/prefix/key-trie.js';
 
 /** Whether `name` can be followed through the automaton to a state whose text it is (a declared name or a prefix of one). */
 function follows(schema: JsonSchema, name: string): boolean {

@@ -1,5 +1,5 @@
 /**
- * Coercion in the partial builder (packages/core/src/partial-value.ts, `coerce`): the coerced
+ * Coercion in the partial builder (packages/core/src/engines/partial-value.ts, `coerce`): the coerced
  * document as the final snapshot, its changes, its `recovered` diagnostics, quiet subtree checks;
  * and prefix checks that never report what a turned-on coercion repairs (prefix-check.ts,
  * invariant 5) — each under every chunking.

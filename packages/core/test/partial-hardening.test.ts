@@ -1,5 +1,5 @@
 /**
- * Hardening of the partial-value builder (packages/core/src/partial-value.ts): `complete` only
+ * Hardening of the partial-value builder (packages/core/src/engines/partial-value.ts): `complete` only
  * for a whole document, scalar roots, updates only on change for snapshot readers, a `null`
  * document on a sink that cannot carry it, hostile change lists in `applyChanges`, and deep
  * values within the depth guard. Every decoding test runs whole and at chunk sizes 1 to 64.

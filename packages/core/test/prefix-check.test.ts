@@ -1,5 +1,5 @@
 /**
- * Prefix validation (packages/core/src/prefix-check.ts) through the partial builder: each rule
+ * Prefix validation (packages/core/src/prefix/prefix-check.ts) through the partial builder: each rule
  * with the offset where the violation becomes certain, the prefixes that must stay silent, and
  * the same diagnostics under every chunking (whole, sizes 1..64, arbitrary split points).
  */

@@ -14,8 +14,8 @@ import { createJsonlStream, createSalvageStream } from '@llmjson/node';
 import { createJsonlStream as createWebJsonlStream } from '@llmjson/web';
 import { afterEach, beforeEach, describe, expect, type MockInstance, test, vi } from 'vitest';
 import { thrownBy } from '../../../test/support/thrown.js';
-import { MAX_SCHEMA_WARNINGS } from '../src/ajv-validator.js';
-import type { JsonSchema } from '../src/schema-validator.js';
+import { MAX_SCHEMA_WARNINGS } from '../src/schema/ajv/ajv-validator.js';
+import type { JsonSchema } from '../src/schema/schema-validator.js';
 
 /** A schema of every kind of thing ajv logs about or silently ignores, fresh each call (no cache hit). */
 let serial = 0;

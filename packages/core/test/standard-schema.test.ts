@@ -1,5 +1,5 @@
 /**
- * Standard Schema behind the validator seam (packages/core/src/standard-schema.ts): issue paths
+ * Standard Schema behind the validator seam (packages/core/src/schema/standard-schema.ts): issue paths
  * as JSON Pointers, async validation refused, whole-value validation without dispatch, the
  * depth result, and the salvage, element and partial engines with zod 4.
  */

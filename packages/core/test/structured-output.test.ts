@@ -1,5 +1,5 @@
 /**
- * Provider structured-output fields (packages/core/src/structured-output.ts): the four request
+ * Provider structured-output fields (packages/core/src/client/structured-output.ts): the four request
  * shapes, Standard Schemas through their JSON Schema export (zod 4, valibot 1 with
  * toStandardJsonSchema, arktype 2), `$schema` removed, object roots, names, and OpenAI strict
  * mode: `'auto'` closes open objects and falls back to `strict: false`, `true` names each
@@ -12,9 +12,13 @@ import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { thrownBy } from '../../../test/support/thrown.js';
-import { ConfigurationError, ConfigurationErrorCode } from '../src/configuration-error.js';
-import { jsonSchemaOf } from '../src/standard-schema.js';
-import { checkStructuredOutputOptions, strictSchemaProblems, structuredOutput } from '../src/structured-output.js';
+import {
+  checkStructuredOutputOptions,
+  strictSchemaProblems,
+  structuredOutput,
+} from '../src/client/structured-output.js';
+import { ConfigurationError, ConfigurationErrorCode } from '../src/diagnostics/configuration-error.js';
+import { jsonSchemaOf } from '../src/schema/standard-schema.js';
 
 /** The ConfigurationError `run` throws. */
 const configurationError = (run: () => unknown): ConfigurationError => thrownBy(ConfigurationError, run);

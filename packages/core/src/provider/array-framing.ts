@@ -20,7 +20,7 @@
  * element in flight: work is linear however small the chunks.
  */
 
-import { DiagnosticReason } from '../diagnostics.js';
+import { DiagnosticReason } from '../diagnostics/diagnostics.js';
 import type { EndPosition, FramerSink } from './framing.js';
 
 /** Before the opening `[` (or after a closing `]`: another array may follow). */

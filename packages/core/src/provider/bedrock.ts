@@ -43,7 +43,7 @@
  * which the other formats' own usage takes precedence over.
  */
 
-import { DiagnosticReason } from '../diagnostics.js';
+import { DiagnosticReason } from '../diagnostics/diagnostics.js';
 import { anthropic } from './anthropic.js';
 import {
   type CallState,

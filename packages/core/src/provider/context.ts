@@ -9,7 +9,7 @@
  * diagnostics are counted), so a new format is one file and one line in the table of formats.
  */
 
-import { type Diagnostic, DiagnosticReason } from '../diagnostics.js';
+import { type Diagnostic, DiagnosticReason } from '../diagnostics/diagnostics.js';
 import type { ProviderError, ProviderFormat, Usage } from './types.js';
 
 export type Json = Record<string, unknown>;

@@ -82,11 +82,11 @@
  *    Work is linear in the body however small the chunks.
  */
 
-import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from '../diagnostics.js';
-import { checkPositiveInteger, countDiagnostic } from '../engine.js';
-import { DEFAULT_MAX_ARGUMENTS_LENGTH, DEFAULT_MAX_LINE_LENGTH } from '../limits.js';
-import { checkChoice, checkOptionNames, describeValue, PROVIDER_DECODER_OPTIONS } from '../option-names.js';
-import { ConfigurationError, ConfigurationErrorCode } from '../schema-validator.js';
+import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from '../diagnostics/diagnostics.js';
+import { checkPositiveInteger, countDiagnostic } from '../engines/engine.js';
+import { checkChoice, checkOptionNames, describeValue, PROVIDER_DECODER_OPTIONS } from '../options/option-names.js';
+import { ConfigurationError, ConfigurationErrorCode } from '../schema/schema-validator.js';
+import { DEFAULT_MAX_ARGUMENTS_LENGTH, DEFAULT_MAX_LINE_LENGTH } from '../syntax/limits.js';
 import { bedrock } from './bedrock.js';
 import {
   type CallState,

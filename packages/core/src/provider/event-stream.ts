@@ -21,7 +21,7 @@
  */
 
 import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { type Diagnostic, DiagnosticReason } from '../diagnostics.js';
+import { type Diagnostic, DiagnosticReason } from '../diagnostics/diagnostics.js';
 
 /** The WHATWG text codecs every runtime has (Node, browsers, edge); core's lib declares neither. */
 interface Utf8Codecs {

@@ -23,7 +23,7 @@
  */
 
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
-import { type Diagnostic, DiagnosticReason } from '../diagnostics.js';
+import { type Diagnostic, DiagnosticReason } from '../diagnostics/diagnostics.js';
 import { JsonArrayFramer } from './array-framing.js';
 
 export interface FramerSink {

@@ -31,7 +31,7 @@
  *   calls (`executableCode`, `inlineData`, a bare `thoughtSignature`) carry no answer text.
  */
 
-import { DiagnosticReason } from '../diagnostics.js';
+import { DiagnosticReason } from '../diagnostics/diagnostics.js';
 import {
   type CallState,
   type EventAt,

@@ -4,8 +4,8 @@
  * same outputs whatever the provider (see decoder.ts for the contract).
  */
 
-import type { Diagnostic } from '../diagnostics.js';
-import type { DiagnosticCounts, Engine } from '../engine.js';
+import type { Diagnostic } from '../diagnostics/diagnostics.js';
+import type { DiagnosticCounts, Engine } from '../engines/engine.js';
 
 /** The wire formats the decoder reads. */
 export const ProviderFormat = {
