@@ -9,6 +9,7 @@
  * @module index
  */
 
+export type { StandardSchemaV1 } from '@standard-schema/spec';
 export { fromAiSdk } from './client/from-ai-sdk.js';
 export { type AsyncSource, fromAsync, type ReadableStreamLike } from './client/from-async.js';
 export type { LlmOutput, LlmResult } from './client/llm-result.js';
@@ -33,6 +34,7 @@ export {
   strictSchemaProblems,
   structuredOutput,
 } from './client/structured-output.js';
+export { ConfigurationError, ConfigurationErrorCode } from './diagnostics/configuration-error.js';
 export {
   type Diagnostic,
   DiagnosticReason,
@@ -54,7 +56,6 @@ export type { DiagnosticCounts, Engine, ValidatorOptions } from './engines/engin
 export { type ExtractJsonOptions, type ExtractOptions, extractAllJson, extractJson } from './engines/extract-json.js';
 export {
   createJsonlDecoder,
-  DEFAULT_MAX_LINE_LENGTH,
   type JsonlDecoder,
   type JsonlOptions,
   type JsonlRecord,
@@ -77,7 +78,6 @@ export {
 } from './engines/partial-value.js';
 export {
   createSalvageScanner,
-  DEFAULT_MAX_CANDIDATE_LENGTH,
   type SalvagedValue,
   type SalvageOptions,
   type SalvageScanner,
@@ -124,27 +124,18 @@ export {
   type ToolCallInfo,
   type Usage,
 } from './provider/types.js';
-export {
-  COERCION_RULES,
-  type CoerceOption,
-  type Coercer,
-  type CoercionFix,
-  type CoercionOptions,
-  type CoercionResult,
-  CoercionRule,
-  MAX_COERCION_DEPTH,
-  withCoercion,
-} from './schema/coerce.js';
+export { type CoercionResult, MAX_COERCION_DEPTH, withCoercion } from './schema/coerce.js';
+export type { CoerceOption, Coercer, CoercionOptions } from './schema/coercion-options.js';
+export { COERCION_RULES, type CoercionFix, CoercionRule } from './schema/coercion-rules.js';
 export { SCHEMA_CACHE_LIMIT, schemaCache } from './schema/schema-intern.js';
-export {
-  type CompiledSchema,
-  type CompileOptions,
-  ConfigurationError,
-  ConfigurationErrorCode,
-  type JsonSchema,
-  type JsonSchemaCompiler,
-  type SchemaWarning,
-  type ValidationResult,
+export type {
+  CompiledSchema,
+  CompileOptions,
+  JsonSchema,
+  JsonSchemaCompiler,
+  SchemaWarning,
+  ValidationResult,
 } from './schema/schema-validator.js';
-export type { SchemaInput, SchemaValue, StandardSchemaV1 } from './schema/standard-schema.js';
+export type { SchemaInput, SchemaValue } from './schema/standard-schema.js';
 export { DEFAULT_MAX_DEPTH } from './syntax/depth.js';
+export { DEFAULT_MAX_CANDIDATE_LENGTH, DEFAULT_MAX_LINE_LENGTH } from './syntax/limits.js';

@@ -1,5 +1,5 @@
 /**
- * The option policy of the core factories (option-names.ts): a misspelt option name is a
+ * The option policy of the core factories (options/option-checks.ts, each factory's list beside its options type): a misspelt option name is a
  * configuration error that names the closest known one, an enumerated option's value outside its
  * set is one that lists the allowed values and quotes what it got (a string as a JSON string),
  * and valid configurations still construct.

@@ -62,7 +62,8 @@ async function bundle(contents: string): Promise<Bundle> {
 }
 
 /** Implementations passed in as options, never reached from the stream itself. */
-const PASSED_IN = /core\/dist\/(?:coerce|prefix-check|prefix-feed|jsonl-prefix|element-prefix)\.js$/;
+const PASSED_IN =
+  /core\/dist\/(?:schema\/coerce|prefix\/(?:prefix-check|prefix-feed|jsonl-prefix|element-prefix))\.js$/;
 const RUNTIME_CODE = /\bnew Function\s*\(|(?<![.\w$])eval\s*\(/;
 const VALIDATOR_PACKAGES = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?(?:ajv|ajv-formats|re2js|fast-uri)\//;
 

@@ -49,12 +49,12 @@
  * loaded, so a Node or browser user passes and receives exactly the platform's types.
  */
 
+import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 import { type Diagnostic, quoteInput } from '../diagnostics/diagnostics.js';
 import { LlmjsonError } from '../diagnostics/errors.js';
-import { checkChoice, checkOptionNames, OPENAI_COMPATIBLE_OPTIONS } from '../options/option-names.js';
+import { checkChoice, checkOptionNames, optionNames } from '../options/option-checks.js';
 import { createProviderDecoder } from '../provider/decoder.js';
 import type { ProviderError, Usage } from '../provider/types.js';
-import { ConfigurationError, ConfigurationErrorCode } from '../schema/schema-validator.js';
 import type { SchemaInput } from '../schema/standard-schema.js';
 import { createUtf8Chunks } from '../text/utf8-chunks.js';
 import type { ReadableStreamLike } from './from-async.js';
@@ -504,3 +504,20 @@ export function openAICompatible(
     return result;
   };
 }
+
+// ---- option names (the options policy: options/option-checks.ts) ----------------------------
+
+/** The options `openAICompatible` takes. */
+export const OPENAI_COMPATIBLE_OPTIONS = /* @__PURE__ */ optionNames<OpenAICompatibleOptions>()([
+  'baseURL',
+  'apiKey',
+  'model',
+  'headers',
+  'fetch',
+  'extraBody',
+  'onDiagnostic',
+  'idleTimeoutMs',
+  'totalTimeoutMs',
+  'jsonMode',
+  'structuredOutput',
+]);

@@ -29,22 +29,19 @@
  *    reason, offset and message a character-by-character scan gives (see `checkElement`).
  */
 
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from '../diagnostics/diagnostics.js';
-import { checkChoice, checkOptionNames, ELEMENT_SCANNER_OPTIONS } from '../options/option-names.js';
+import { checkChoice, checkOptionNames, optionNames } from '../options/option-checks.js';
 import type { ElementPrefixCheck, ElementPrefixFactory } from '../prefix/element-prefix.js';
 import type { PrefixViolation } from '../prefix/prefix-check.js';
 import { type CoercionOptions, coercionRules } from '../schema/coercion-options.js';
 import { pointerOf } from '../schema/json-pointer.js';
-import { ConfigurationError, ConfigurationErrorCode, type JsonSchema } from '../schema/schema-validator.js';
-import {
-  isStandardSchema,
-  jsonSchemaOf,
-  type SchemaInput,
-  type SchemaValue,
-  type StandardSchemaV1,
-} from '../schema/standard-schema.js';
+import type { JsonSchema } from '../schema/schema-validator.js';
+import { isStandardSchema, jsonSchemaOf, type SchemaInput, type SchemaValue } from '../schema/standard-schema.js';
 import { elementSchemaAt } from '../schema/sub-schemas.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from '../syntax/json-scanner.js';
+import type { AdapterOptions } from './engine.js';
 import {
   checkPositiveInteger,
   coercionDiagnostic,
@@ -570,3 +567,41 @@ export function extractElements<E extends SchemaInput = SchemaInput>(
   scanner.end();
   return { values: records.map((r) => r.value), records, diagnostics };
 }
+
+// ---- option names (the options policy: options/option-checks.ts) ----------------------------
+
+/** The options `createElementScanner` takes. */
+export const ELEMENT_SCANNER_OPTIONS = /* @__PURE__ */ optionNames<ElementOptions>()([
+  'path',
+  'schema',
+  'elementSchema',
+  'discriminator',
+  'maxElementLength',
+  'maxDepth',
+  'prefixCheck',
+  'prefixCheckWith',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+]);
+
+/** The options `createElementStream` takes. */
+export const ELEMENT_STREAM_OPTIONS = /* @__PURE__ */ optionNames<ElementOptions & AdapterOptions>()([
+  'path',
+  'schema',
+  'elementSchema',
+  'discriminator',
+  'maxElementLength',
+  'maxDepth',
+  'prefixCheck',
+  'prefixCheckWith',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+  'highWaterMark',
+  'onDiagnostic',
+  'failFast',
+  'abortController',
+]);

@@ -4,18 +4,14 @@
  * decoder, the salvage scanner and later engines cannot drift apart.
  */
 
+import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 import type { Diagnostic } from '../diagnostics/diagnostics.js';
 import { DiagnosticReason, excerptAround, quoteInput } from '../diagnostics/diagnostics.js';
-import { describeValue } from '../options/option-names.js';
-import { type CoercionFix, type CoercionOptions, coercionRules } from '../schema/coercion-options.js';
-import {
-  type CompiledSchema,
-  ConfigurationError,
-  ConfigurationErrorCode,
-  type JsonSchema,
-  type JsonSchemaCompiler,
-  type SchemaWarning,
-} from '../schema/schema-validator.js';
+import { describeValue } from '../options/option-checks.js';
+import type { FailFastOptions } from '../prefix/fail-fast.js';
+import { type CoercionOptions, coercionRules } from '../schema/coercion-options.js';
+import type { CoercionFix } from '../schema/coercion-rules.js';
+import type { CompiledSchema, JsonSchema, JsonSchemaCompiler, SchemaWarning } from '../schema/schema-validator.js';
 import { compileStandardSchema, isStandardSchema, jsonSchemaOf, type SchemaInput } from '../schema/standard-schema.js';
 
 /** A push-based engine: `write` delivers what each chunk completes, `end` what the end decides. */
@@ -38,6 +34,9 @@ export interface StreamOptions {
   /** Called with each diagnostic, in input order (Node streams also emit a `'diagnostic'` event). */
   readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
 }
+
+/** What every stream adapter (Node and Web take the same: decision 024) adds to its engine's options. */
+export type AdapterOptions = StreamOptions & FailFastOptions;
 
 /** Counts of diagnostics by reason, as every engine's stats carry them. */
 export type DiagnosticCounts = Partial<Record<Diagnostic['reason'], number>>;

@@ -29,13 +29,7 @@
 
 import { jsonrepair } from 'jsonrepair';
 import { type Diagnostic, DiagnosticReason, excerptAround } from '../diagnostics/diagnostics.js';
-import {
-  checkChoice,
-  checkOptionNames,
-  EXTRACT_ALL_JSON_OPTIONS,
-  EXTRACT_JSON_OPTIONS,
-  namesChecked,
-} from '../options/option-names.js';
+import { checkChoice, checkOptionNames, namesChecked, optionNames } from '../options/option-checks.js';
 import type { ValidationResult } from '../schema/schema-validator.js';
 import type { SchemaInput, SchemaValue } from '../schema/standard-schema.js';
 import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from '../syntax/depth.js';
@@ -219,3 +213,34 @@ function repairNearJson(
   }
   return undefined;
 }
+
+// ---- option names (the options policy: options/option-checks.ts) ----------------------------
+
+/** The options `extractAllJson` takes. */
+export const EXTRACT_ALL_JSON_OPTIONS = /* @__PURE__ */ optionNames<ExtractOptions>()([
+  'schema',
+  'discriminator',
+  'maxCandidateLength',
+  'maxDepth',
+  'strict',
+  'onDiagnostic',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+]);
+
+/** The options `extractJson` takes. */
+export const EXTRACT_JSON_OPTIONS = /* @__PURE__ */ optionNames<ExtractJsonOptions>()([
+  'schema',
+  'discriminator',
+  'maxCandidateLength',
+  'maxDepth',
+  'strict',
+  'onDiagnostic',
+  'repair',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+]);

@@ -37,34 +37,26 @@
  *    is still decided when it completes, and a valid line never gets one.
  */
 
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 import {
   type Diagnostic,
   DiagnosticReason,
   excerptAround,
   INVALID_ENCODING_MESSAGE,
 } from '../diagnostics/diagnostics.js';
-import { checkChoice, checkOptionNames, JSONL_DECODER_OPTIONS } from '../options/option-names.js';
+import { checkChoice, checkOptionNames, optionNames } from '../options/option-checks.js';
 import type { LinePrefixCheck, LinePrefixFactory } from '../prefix/jsonl-prefix.js';
 import type { PrefixViolation } from '../prefix/prefix-check.js';
 import { type CoercionOptions, coercionRules } from '../schema/coercion-options.js';
 import { pointerOf } from '../schema/json-pointer.js';
-import {
-  type CompiledSchema,
-  ConfigurationError,
-  ConfigurationErrorCode,
-  type JsonSchema,
-} from '../schema/schema-validator.js';
-import {
-  isStandardSchema,
-  jsonSchemaOf,
-  type SchemaInput,
-  type SchemaValue,
-  type StandardSchemaV1,
-} from '../schema/standard-schema.js';
+import type { CompiledSchema, JsonSchema } from '../schema/schema-validator.js';
+import { isStandardSchema, jsonSchemaOf, type SchemaInput, type SchemaValue } from '../schema/standard-schema.js';
 import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from '../syntax/depth.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from '../syntax/json-scanner.js';
 import { DEFAULT_MAX_LINE_LENGTH } from '../syntax/limits.js';
 import { isFenceLine } from '../text/fence.js';
+import type { AdapterOptions } from './engine.js';
 import {
   checkPositiveInteger,
   countDiagnostic,
@@ -160,8 +152,6 @@ export interface JsonlStats {
 }
 
 export type JsonlDecoder = Engine<JsonlStats>;
-
-export { DEFAULT_MAX_LINE_LENGTH };
 
 function firstNonSpace(s: string, from = 0): number {
   let i = from;
@@ -1082,3 +1072,46 @@ export function parseJsonl<S extends SchemaInput = SchemaInput>(
   decoder.end();
   return { values, records, diagnostics, stats: decoder.stats };
 }
+
+// ---- option names (the options policy: options/option-checks.ts) ----------------------------
+
+/** The options `createJsonlDecoder` takes. */
+export const JSONL_DECODER_OPTIONS = /* @__PURE__ */ optionNames<JsonlOptions>()([
+  'schema',
+  'discriminator',
+  'strict',
+  'maxLineLength',
+  'maxDepth',
+  'reportSkipped',
+  'nullValue',
+  'prefixCheck',
+  'prefixCheckWith',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+]);
+
+/** The options `createJsonlStream` takes. */
+export const JSONL_STREAM_OPTIONS = /* @__PURE__ */ optionNames<
+  JsonlOptions & AdapterOptions & { records?: unknown }
+>()([
+  'schema',
+  'discriminator',
+  'strict',
+  'maxLineLength',
+  'maxDepth',
+  'reportSkipped',
+  'nullValue',
+  'prefixCheck',
+  'prefixCheckWith',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+  'highWaterMark',
+  'onDiagnostic',
+  'failFast',
+  'abortController',
+  'records',
+]);

@@ -72,29 +72,21 @@
  * within `maxDepth` cannot overflow the call stack.
  */
 
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from '../diagnostics/diagnostics.js';
-import { checkChoice, checkOptionNames, PARTIAL_BUILDER_OPTIONS } from '../options/option-names.js';
-import { PrefixChecker, type PrefixViolation, pointerOf } from '../prefix/prefix-check.js';
-import { type Coercer, type CoercionOptions, CoercionRule, coercionRules } from '../schema/coercion-options.js';
-import {
-  type CompiledSchema,
-  ConfigurationError,
-  ConfigurationErrorCode,
-  type JsonSchema,
-  type JsonSchemaCompiler,
-  type ValidationResult,
-} from '../schema/schema-validator.js';
-import {
-  isStandardSchema,
-  jsonSchemaOf,
-  type SchemaInput,
-  type SchemaValue,
-  type StandardSchemaV1,
-} from '../schema/standard-schema.js';
+import { checkChoice, checkOptionNames, optionNames } from '../options/option-checks.js';
+import { PrefixChecker, type PrefixViolation } from '../prefix/prefix-check.js';
+import { type Coercer, type CoercionOptions, coercionRules } from '../schema/coercion-options.js';
+import { CoercionRule } from '../schema/coercion-rules.js';
+import { pointerOf } from '../schema/json-pointer.js';
+import type { CompiledSchema, JsonSchema, JsonSchemaCompiler, ValidationResult } from '../schema/schema-validator.js';
+import { isStandardSchema, jsonSchemaOf, type SchemaInput, type SchemaValue } from '../schema/standard-schema.js';
 import { subSchemaAt, subSchemaPointer } from '../schema/sub-schemas.js';
 import { DEFAULT_MAX_DEPTH } from '../syntax/depth.js';
 import { JsonScanner, SCAN_ERROR, type ScanEvents } from '../syntax/json-scanner.js';
 import { unfinishedEscape } from '../text/string-escape.js';
+import type { AdapterOptions } from './engine.js';
 import {
   checkPositiveInteger,
   coercionDiagnostic,
@@ -1291,3 +1283,47 @@ function memberOf(parent: unknown, segment: unknown): unknown {
     ? (parent as Record<string, unknown>)[segment]
     : undefined;
 }
+
+// ---- option names (the options policy: options/option-checks.ts) ----------------------------
+
+/** The options `createPartialBuilder` takes. */
+export const PARTIAL_BUILDER_OPTIONS = /* @__PURE__ */ optionNames<PartialOptions>()([
+  'schema',
+  'discriminator',
+  'maxDepth',
+  'maxValueLength',
+  'snapshots',
+  'snapshotBudget',
+  'updateOn',
+  'nullValue',
+  'prefixCheck',
+  'trackChanges',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+]);
+
+/** The options `createPartialStream` takes. */
+export const PARTIAL_STREAM_OPTIONS = /* @__PURE__ */ optionNames<
+  Omit<PartialOptions, 'updateOn' | 'nullValue' | 'trackChanges'> &
+    AdapterOptions & { emit?: unknown; maxSnapshotDelay?: unknown }
+>()([
+  'schema',
+  'discriminator',
+  'maxDepth',
+  'maxValueLength',
+  'snapshots',
+  'snapshotBudget',
+  'prefixCheck',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+  'highWaterMark',
+  'onDiagnostic',
+  'failFast',
+  'abortController',
+  'emit',
+  'maxSnapshotDelay',
+]);

@@ -55,15 +55,17 @@
  *    else opens a candidate as before, so results never depend on which path decided.
  */
 
+import { ConfigurationError } from '../diagnostics/configuration-error.js';
 import { type Diagnostic, DiagnosticReason, excerptAround } from '../diagnostics/diagnostics.js';
-import { checkChoice, checkOptionNames, SALVAGE_SCANNER_OPTIONS } from '../options/option-names.js';
+import { checkChoice, checkOptionNames, optionNames } from '../options/option-checks.js';
 import type { CoercionOptions } from '../schema/coercion-options.js';
-import { type CompiledSchema, ConfigurationError, type ValidationResult } from '../schema/schema-validator.js';
+import type { CompiledSchema, ValidationResult } from '../schema/schema-validator.js';
 import type { SchemaInput, SchemaValue } from '../schema/standard-schema.js';
 import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from '../syntax/depth.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from '../syntax/json-scanner.js';
 import { DEFAULT_MAX_CANDIDATE_LENGTH } from '../syntax/limits.js';
 import { FenceLine, isFenceIndent, MAX_FENCE_INDENT } from '../text/fence.js';
+import type { AdapterOptions } from './engine.js';
 import {
   checkPositiveInteger,
   coercionDiagnostic,
@@ -144,8 +146,6 @@ export interface SalvageStats {
 }
 
 export type SalvageScanner = Engine<SalvageStats>;
-
-export { DEFAULT_MAX_CANDIDATE_LENGTH };
 
 const PROSE = 0;
 const FENCE = 1;
@@ -1474,3 +1474,35 @@ export function createSalvageScanner<S extends SchemaInput = SchemaInput>(
   // Type-level only: the scanner delivers what the schema accepted, typed by the caller's schema.
   return new Scanner(options, sink as SalvageSink);
 }
+
+// ---- option names (the options policy: options/option-checks.ts) ----------------------------
+
+/** The options `createSalvageScanner` takes. */
+export const SALVAGE_SCANNER_OPTIONS = /* @__PURE__ */ optionNames<SalvageOptions>()([
+  'schema',
+  'discriminator',
+  'maxCandidateLength',
+  'maxDepth',
+  'strict',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+]);
+
+/** The options `createSalvageStream` takes. */
+export const SALVAGE_STREAM_OPTIONS = /* @__PURE__ */ optionNames<SalvageOptions & AdapterOptions>()([
+  'schema',
+  'discriminator',
+  'maxCandidateLength',
+  'maxDepth',
+  'strict',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+  'highWaterMark',
+  'onDiagnostic',
+  'failFast',
+  'abortController',
+]);

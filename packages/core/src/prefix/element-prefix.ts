@@ -18,7 +18,7 @@
  * it the shared engine's: PrefixFeed, prefix-feed.ts).
  */
 
-import type { CoercionRule } from '../schema/coercion-options.js';
+import type { CoercionRule } from '../schema/coercion-rules.js';
 import type { JsonSchema } from '../schema/schema-validator.js';
 import { PrefixChecker, type PrefixViolation } from './prefix-check.js';
 import { PrefixFeed } from './prefix-feed.js';

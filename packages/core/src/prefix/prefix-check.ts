@@ -38,12 +38,10 @@
  */
 
 import { quoteInput } from '../diagnostics/diagnostics.js';
-import { CoercionRule } from '../schema/coercion-options.js';
+import { CoercionRule } from '../schema/coercion-rules.js';
 import { isObject, pointerOf, type SchemaObject } from '../schema/json-pointer.js';
 import { schemaIndex } from '../schema/schema-index.js';
 import { internSchema } from '../schema/schema-intern.js';
-
-export { pointerOf } from '../schema/json-pointer.js';
 
 import { type Constant, findDispatch, type JsonSchema } from '../schema/schema-validator.js';
 

@@ -21,7 +21,7 @@
  */
 
 import { DiagnosticReason } from '../diagnostics/diagnostics.js';
-import type { EndPosition, FramerSink } from './framing.js';
+import type { EndPosition, FramerSink } from './framer-sink.js';
 
 /** Before the opening `[` (or after a closing `]`: another array may follow). */
 const OUTSIDE = 0;

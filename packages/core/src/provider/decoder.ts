@@ -82,10 +82,11 @@
  *    Work is linear in the body however small the chunks.
  */
 
+import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 import { type Diagnostic, DiagnosticReason, excerptAround, quoteInput } from '../diagnostics/diagnostics.js';
+import type { StreamOptions } from '../engines/engine.js';
 import { checkPositiveInteger, countDiagnostic } from '../engines/engine.js';
-import { checkChoice, checkOptionNames, describeValue, PROVIDER_DECODER_OPTIONS } from '../options/option-names.js';
-import { ConfigurationError, ConfigurationErrorCode } from '../schema/schema-validator.js';
+import { checkChoice, checkOptionNames, describeValue, optionNames } from '../options/option-checks.js';
 import { DEFAULT_MAX_ARGUMENTS_LENGTH, DEFAULT_MAX_LINE_LENGTH } from '../syntax/limits.js';
 import { bedrock } from './bedrock.js';
 import {
@@ -656,3 +657,28 @@ function infoOf(call: CallState): ToolCallInfo {
 export function createProviderDecoder(options: ProviderDecoderOptions, sink: ProviderSink): ProviderDecoder {
   return new Decoder(options, sink);
 }
+
+// ---- option names (the options policy: options/option-checks.ts) ----------------------------
+
+/** The options `createProviderDecoder` takes. */
+export const PROVIDER_DECODER_OPTIONS = /* @__PURE__ */ optionNames<ProviderDecoderOptions>()([
+  'input',
+  'maxEventLength',
+  'maxArgumentsLength',
+  'keepToolArguments',
+]);
+
+/** The options `createProviderStream` takes. */
+export const PROVIDER_STREAM_OPTIONS = /* @__PURE__ */ optionNames<
+  ProviderDecoderOptions & StreamOptions & { onToolArguments?: unknown; onReasoning?: unknown; onMetadata?: unknown }
+>()([
+  'input',
+  'maxEventLength',
+  'maxArgumentsLength',
+  'keepToolArguments',
+  'highWaterMark',
+  'onDiagnostic',
+  'onToolArguments',
+  'onReasoning',
+  'onMetadata',
+]);

@@ -25,18 +25,7 @@
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { type Diagnostic, DiagnosticReason } from '../diagnostics/diagnostics.js';
 import { JsonArrayFramer } from './array-framing.js';
-
-export interface FramerSink {
-  /** One event: its data, its SSE `event:` name, where it starts, and whether the end of the body cut it. */
-  event(data: string, name: string | undefined, line: number, offset: number, final: boolean): void;
-  report(reason: Diagnostic['reason'], line: number, offset: number, text: string, message: string): void;
-}
-
-/** Where the end of the body is: on the last line if it had no line break, else on the (empty) next one. */
-export interface EndPosition {
-  readonly line: number;
-  readonly offset: number;
-}
+import type { EndPosition, FramerSink } from './framer-sink.js';
 
 const FRAMING_UNKNOWN = 0;
 const FRAMING_SSE = 1;

@@ -31,13 +31,14 @@
  *    the decoder's copy of its arguments, `maxArgumentsLength` characters.
  */
 
+import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 import type { Diagnostic } from '../diagnostics/diagnostics.js';
 import { DiagnosticReason, quoteInput } from '../diagnostics/diagnostics.js';
+import type { AdapterOptions } from '../engines/engine.js';
 import { countDiagnostic, type DiagnosticCounts, type Engine, type ValidatorOptions } from '../engines/engine.js';
 import { type Change, createPartialBuilder, type DeepPartial, type PartialBuilder } from '../engines/partial-value.js';
-import { checkChoice, checkOptionNames, namesChecked, TOOL_CALL_DECODER_OPTIONS } from '../options/option-names.js';
+import { checkChoice, checkOptionNames, namesChecked, optionNames } from '../options/option-checks.js';
 import type { CoercionOptions } from '../schema/coercion-options.js';
-import { ConfigurationError, ConfigurationErrorCode } from '../schema/schema-validator.js';
 import type { SchemaInput, SchemaValue } from '../schema/standard-schema.js';
 import { createProviderDecoder } from './decoder.js';
 import type {
@@ -342,3 +343,48 @@ export function createToolCallDecoder<T extends ToolSchemas = ToolSchemas>(
 ): ToolCallDecoder {
   return new ToolCalls(options, sink);
 }
+
+// ---- option names (the options policy: options/option-checks.ts) ----------------------------
+
+/** The options `createToolCallDecoder` takes. */
+export const TOOL_CALL_DECODER_OPTIONS = /* @__PURE__ */ optionNames<ToolCallOptions>()([
+  'input',
+  'maxEventLength',
+  'maxArgumentsLength',
+  'keepToolArguments',
+  'tools',
+  'prefixCheck',
+  'snapshots',
+  'maxDepth',
+  'maxValueLength',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+]);
+
+/** The options `createToolCallStream` takes. */
+export const TOOL_CALL_STREAM_OPTIONS = /* @__PURE__ */ optionNames<
+  ToolCallOptions & AdapterOptions & { onText?: unknown; onReasoning?: unknown; onMetadata?: unknown }
+>()([
+  'input',
+  'maxEventLength',
+  'maxArgumentsLength',
+  'keepToolArguments',
+  'tools',
+  'prefixCheck',
+  'snapshots',
+  'maxDepth',
+  'maxValueLength',
+  'compileJsonSchema',
+  'onWarning',
+  'coerce',
+  'coerceWith',
+  'highWaterMark',
+  'onDiagnostic',
+  'failFast',
+  'abortController',
+  'onText',
+  'onReasoning',
+  'onMetadata',
+]);

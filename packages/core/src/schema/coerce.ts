@@ -62,7 +62,7 @@
 
 import { ConfigurationError } from '../diagnostics/configuration-error.js';
 import { quoteInput } from '../diagnostics/diagnostics.js';
-import { type CoercionFix, CoercionRule } from './coercion-options.js';
+import { type CoercionFix, CoercionRule } from './coercion-rules.js';
 import { escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
 import {
   type CompiledSchema,
@@ -73,16 +73,6 @@ import {
   type ValidationResult,
 } from './schema-validator.js';
 import { resolveLocalAt } from './sub-schemas.js';
-
-export {
-  COERCION_RULES,
-  type CoerceOption,
-  type Coercer,
-  type CoercionFix,
-  type CoercionOptions,
-  CoercionRule,
-  coercionRules,
-} from './coercion-options.js';
 
 export interface CoercionResult {
   /** The coerced copy (the input is never changed). */

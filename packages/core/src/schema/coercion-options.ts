@@ -1,28 +1,13 @@
 /**
- * The `coerce` option without the coercion itself: the rule names, the option's type and its
- * check. Engines import only this; the implementation (coerce.ts, ~9 KB minified) is passed
+ * The `coerce` option without the coercion itself: the option's type and its check (the rule
+ * names are in coercion-rules.ts). Engines import only this; the implementation (coerce.ts, ~9 KB minified) is passed
  * in as `coerceWith`, so a bundle that never coerces does not carry it (decision 018).
  */
 
 import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 import { quoteInput } from '../diagnostics/diagnostics.js';
+import { COERCION_RULES, type CoercionRule } from './coercion-rules.js';
 import type { CompiledSchema, JsonSchema } from './schema-validator.js';
-
-/** The coercions, by name: the `coerce` option lists these, and each fix's `rule` is one. */
-export const CoercionRule = {
-  stringToNumber: 'string-to-number',
-  stringToBoolean: 'string-to-boolean',
-  singleToArray: 'single-to-array',
-  enumCase: 'enum-case',
-  floatToInteger: 'float-to-integer',
-  default: 'default',
-  nullToAbsent: 'null-to-absent',
-} as const;
-
-export type CoercionRule = (typeof CoercionRule)[keyof typeof CoercionRule];
-
-/** Every coercion, in the order they are documented. */
-export const COERCION_RULES: readonly CoercionRule[] = Object.freeze(Object.values(CoercionRule));
 
 /** `true`: every coercion; a list: those; `false` or absent (default): none. */
 export type CoerceOption = boolean | readonly CoercionRule[];
@@ -50,13 +35,6 @@ export type Coercer = (
   schema: JsonSchema,
   rules: ReadonlySet<CoercionRule>,
 ) => CompiledSchema;
-
-/** One repair: the coercion applied, where (JSON Pointer in the value), and a sentence. */
-export interface CoercionFix {
-  readonly rule: CoercionRule;
-  readonly path: string;
-  readonly message: string;
-}
 
 /**
  * The coercions a `coerce` option turns on: `undefined` when none (absent, `false`, `[]`).

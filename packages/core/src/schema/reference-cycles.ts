@@ -31,8 +31,6 @@ import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/confi
 import { quoteInput } from '../diagnostics/diagnostics.js';
 import { decodeFragment, escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
 
-export { escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
-
 /** A subschema found under `keyword` (and, in a list or map, under `member`) of its parent. */
 type Subschema = readonly [schema: SchemaObject, keyword: string, member: string | number | undefined];
 

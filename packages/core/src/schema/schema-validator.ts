@@ -22,16 +22,11 @@
  *
  * Messages quote user input (pointers, discriminator names and values) through `quoteInput`:
  * at most MAX_QUOTED_LENGTH characters each.
- *
- * ConfigurationError and its codes live in configuration-error.ts; they are re-exported here
- * so that existing imports keep working.
  */
 
 import { ERRORS_OMITTED_KEYWORD, quoteInput, type SchemaError } from '../diagnostics/diagnostics.js';
-import type { CoercionFix } from './coercion-options.js';
+import type { CoercionFix } from './coercion-rules.js';
 import { escapePointer, isObject, pointerKeys, type SchemaObject, walkKeys } from './json-pointer.js';
-
-export { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 
 /** A JSON Schema: an object or a boolean. */
 export type JsonSchema = Readonly<Record<string, unknown>> | boolean;

@@ -53,13 +53,12 @@
 
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 import { capSchemaErrors, quoteInput, type SchemaError } from '../diagnostics/diagnostics.js';
 import { escapePointer } from './json-pointer.js';
 import {
   type CompiledSchema,
   type CompileOptions,
-  ConfigurationError,
-  ConfigurationErrorCode,
   compiledOnce,
   dispatchFailure,
   findDispatch,
@@ -70,8 +69,6 @@ import {
   VALID,
   type ValidationResult,
 } from './schema-validator.js';
-
-export type { StandardSchemaV1 } from '@standard-schema/spec';
 
 /** What a `schema` option takes: a JSON Schema, or any Standard Schema v1 (zod 4, valibot 1, arktype 2…). */
 export type SchemaInput = JsonSchema | StandardSchemaV1;

@@ -51,7 +51,8 @@ import { type Ajv, Name } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { ConfigurationError, ConfigurationErrorCode } from '../../diagnostics/configuration-error.js';
 import { quoteInput } from '../../diagnostics/diagnostics.js';
-import { isObject, rejectReferenceCycles } from '../reference-cycles.js';
+import { isObject } from '../json-pointer.js';
+import { rejectReferenceCycles } from '../reference-cycles.js';
 import { type CompileOptions, findDispatch, type JsonSchema, type SchemaWarning } from '../schema-validator.js';
 import { type AjvSetup, ajvFor, configurationErrors, schemaId } from './ajv-validator.js';
 
