@@ -66,6 +66,34 @@ export {
   type Usage,
   withCoercion,
 } from '@llmjson/core';
+/** The wire format, JSON Patch and the store are platform-neutral: the same functions as @llmjson/web's. */
+export {
+  type ChangeItem,
+  type ChangeSource,
+  createPartialStore,
+  type EventStream,
+  type EventStreamInput,
+  type FromEventStreamOptions,
+  fromEventStream,
+  fromJsonPatch,
+  type JsonPatchOperation,
+  type PartialStore,
+  type PartialStoreOptions,
+  type PartialStoreState,
+  type StoreSource,
+  type ToEventStreamOptions,
+  toEventStream,
+  toJsonPatch,
+  toJsonPointer,
+  WIRE_CONTENT_TYPES,
+  WIRE_FORMAT_VERSION,
+  type WireChanges,
+  type WireDiagnostic,
+  type WireEnd,
+  type WireEvent,
+  type WireFormat,
+  type WireStats,
+} from '@llmjson/web';
 export { createElementStream, type ElementStream, type ElementStreamOptions } from './element-stream.js';
 export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';
 export {

@@ -69,7 +69,18 @@ export {
   withCoercion,
 } from '@llmjson/core';
 export { createElementStream, type ElementStream, type ElementStreamOptions } from './element-stream.js';
+export {
+  type EventStreamInput,
+  fromEventStream,
+} from './from-event-stream.js';
+export { fromJsonPatch, type JsonPatchOperation, toJsonPatch, toJsonPointer } from './json-patch.js';
 export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';
+export {
+  createPartialStore,
+  type PartialStore,
+  type PartialStoreState,
+  type StoreSource,
+} from './partial-store.js';
 export {
   createPartialStream,
   type PartialStream,
@@ -79,9 +90,23 @@ export {
 export { createProviderStream, type ProviderStream, type ProviderStreamOptions } from './provider-stream.js';
 export { readableFrom } from './readable-stream-from.js';
 export { createSalvageStream, type SalvageStream, type SalvageStreamOptions } from './salvage-stream.js';
+export { type ChangeItem, type ChangeSource, type EventStream, toEventStream } from './to-event-stream.js';
 export {
   createToolCallStream,
   type ToolCallItem,
   type ToolCallStream,
   type ToolCallStreamOptions,
 } from './tool-call-stream.js';
+export {
+  type FromEventStreamOptions,
+  type PartialStoreOptions,
+  type ToEventStreamOptions,
+  WIRE_CONTENT_TYPES,
+  WIRE_FORMAT_VERSION,
+  type WireChanges,
+  type WireDiagnostic,
+  type WireEnd,
+  type WireEvent,
+  type WireFormat,
+  type WireStats,
+} from './wire-format.js';
