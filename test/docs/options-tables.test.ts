@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { FACTORY_OPTION_NAMES } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
 import { CONTRACTS_OPTION_NAMES } from '../../packages/contracts/src/option-names.js';
+import { WIRE_OPTION_NAMES } from '../../packages/web/src/wire-format.js';
 
 const page = readFileSync(new URL('../../docs/guide/options.md', import.meta.url), 'utf8');
 
@@ -38,6 +39,7 @@ const headingOf = (factory: string) => (factory === 'call' ? 'run' : factory);
 const lists: [string, readonly string[]][] = [
   ...Object.entries(FACTORY_OPTION_NAMES),
   ...Object.entries(CONTRACTS_OPTION_NAMES),
+  ...Object.entries(WIRE_OPTION_NAMES),
 ];
 
 describe('docs/guide/options.md', () => {
