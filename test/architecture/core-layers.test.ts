@@ -5,6 +5,7 @@
  * - no import circle between files, type-only imports included;
  * - no forwarding re-export outside the entries: a name is imported from the file that
  *   defines it;
+ * - private members are JavaScript's own (`#name`), never TypeScript's `private` keyword.
  * A rule broken here says which file and which import, so that the fix is plain.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -108,5 +109,20 @@ describe('packages/core/src is laid out by stage', () => {
         ].map((match) => `${file}: ${match[0].replace(/\s+/g, ' ')}`),
       );
     expect(forwarding).toEqual([]);
+  });
+
+  test("private members use JavaScript's #private, not TypeScript's private keyword", () => {
+    const keyword = files.flatMap((file) =>
+      (sources.get(file) as string)
+        .split('\n')
+        .map((line, i) => [line, i + 1] as const)
+        .filter(
+          ([line]) =>
+            /^\s*(?:(?:public|protected|readonly|static|override)\s+)*private\s/.test(line) ||
+            /\(\s*private\s/.test(line),
+        )
+        .map(([line, n]) => `${file}:${n}: ${line.trim()}`),
+    );
+    expect(keyword).toEqual([]);
   });
 });

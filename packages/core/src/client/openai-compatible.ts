@@ -241,30 +241,30 @@ function stopTimer(timer: unknown): void {
  * (the abort reason, or a custom fetch's own AbortError), the call rejects with the timeout.
  */
 class CallLimits {
-  private readonly controller = new (platform().AbortController)();
-  readonly signal = this.controller.signal;
-  private expired: ProviderTimeoutError | undefined;
-  private idleTimer: unknown;
-  private readonly totalTimer: unknown;
-  private readonly unlink: () => void = () => undefined;
+  readonly #controller = new (platform().AbortController)();
+  readonly signal = this.#controller.signal;
+  #expired: ProviderTimeoutError | undefined;
+  #idleTimer: unknown;
+  readonly #totalTimer: unknown;
+  readonly #unlink: () => void = () => undefined;
 
-  constructor(
-    private readonly url: string,
-    private readonly idleTimeoutMs: number,
-    totalTimeoutMs: number,
-    signal: AbortSignal | undefined,
-  ) {
+  readonly #url: string;
+  readonly #idleTimeoutMs: number;
+
+  constructor(url: string, idleTimeoutMs: number, totalTimeoutMs: number, signal: AbortSignal | undefined) {
+    this.#url = url;
+    this.#idleTimeoutMs = idleTimeoutMs;
     const callerSignal = signal as SignalView | undefined;
     // Forwarded by hand rather than with AbortSignal.any, which Node 20 has only from 20.3.
     if (callerSignal?.aborted) {
-      this.controller.abort(callerSignal.reason);
+      this.#controller.abort(callerSignal.reason);
     } else if (callerSignal !== undefined) {
-      const forward = () => this.controller.abort(callerSignal.reason);
+      const forward = () => this.#controller.abort(callerSignal.reason);
       callerSignal.addEventListener('abort', forward, { once: true });
-      this.unlink = () => callerSignal.removeEventListener('abort', forward);
+      this.#unlink = () => callerSignal.removeEventListener('abort', forward);
     }
-    this.totalTimer = startTimer(totalTimeoutMs, () =>
-      this.expire(
+    this.#totalTimer = startTimer(totalTimeoutMs, () =>
+      this.#expire(
         new ProviderTimeoutError(
           ProviderTimeoutCode.total,
           totalTimeoutMs,
@@ -276,37 +276,37 @@ class CallLimits {
 
   /** Waits for the server to deliver `promise`, `phase` naming what it waits for in the error. */
   async wait<T>(promise: Promise<T>, phase: string): Promise<T> {
-    const ms = this.idleTimeoutMs;
-    this.idleTimer = startTimer(ms, () =>
-      this.expire(
+    const ms = this.#idleTimeoutMs;
+    this.#idleTimer = startTimer(ms, () =>
+      this.#expire(
         new ProviderTimeoutError(
           ProviderTimeoutCode.idle,
           ms,
-          `openai-compatible: POST ${this.url}: the server sent nothing for ${ms / 1000} s ${phase} (idleTimeoutMs); the request was aborted`,
+          `openai-compatible: POST ${this.#url}: the server sent nothing for ${ms / 1000} s ${phase} (idleTimeoutMs); the request was aborted`,
         ),
       ),
     );
     try {
       return await promise;
     } catch (error) {
-      throw this.expired ?? error;
+      throw this.#expired ?? error;
     } finally {
-      stopTimer(this.idleTimer);
+      stopTimer(this.#idleTimer);
     }
   }
 
   /** The call is over (answered, failed or abandoned): no timer may fire for it any more. */
   close(): void {
-    stopTimer(this.idleTimer);
-    stopTimer(this.totalTimer);
-    this.unlink();
+    stopTimer(this.#idleTimer);
+    stopTimer(this.#totalTimer);
+    this.#unlink();
   }
 
-  private expire(error: ProviderTimeoutError): void {
-    if (this.expired !== undefined || (this.signal as SignalView).aborted) return;
-    this.expired = error;
+  #expire(error: ProviderTimeoutError): void {
+    if (this.#expired !== undefined || (this.signal as SignalView).aborted) return;
+    this.#expired = error;
     // Aborting the fetch closes the connection, so the stalled server is not left holding a socket.
-    this.controller.abort(error);
+    this.#controller.abort(error);
   }
 }
 

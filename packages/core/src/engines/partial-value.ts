@@ -372,82 +372,82 @@ function flatten(text: string): void {
 
 class Builder implements ScanEvents {
   readonly stats: PartialStats = { characters: 0, updates: 0, changes: 0, diagnostics: {} };
-  private readonly sink: PartialSink;
-  private readonly maxValueLength: number;
-  private readonly json: JsonScanner;
-  private readonly validator: CompiledSchema | undefined;
-  private readonly snapshots: boolean;
+  readonly #sink: PartialSink;
+  readonly #maxValueLength: number;
+  readonly #json: JsonScanner;
+  readonly #validator: CompiledSchema | undefined;
+  readonly #snapshots: boolean;
   /** `snapshots: 'paced'`: an update waits until the input since the last one pays for its copies. */
-  private readonly paced: boolean;
-  private readonly budget: number;
+  readonly #paced: boolean;
+  readonly #budget: number;
   /** Characters written since the last update was handed out (paced). */
-  private credit = 0;
+  #credit = 0;
   /** Members added (elements and keys) since the last update, and the open slots at it (paced). */
-  private addedSince = 0;
-  private openAtUpdate = 0;
+  #addedSince = 0;
+  #openAtUpdate = 0;
   /** An update is deferred (paced): its changes wait in `changes`. */
-  private pending = false;
+  #pending = false;
   /** Where subtrees find their sub-schemas: the JSON Schema, or a Standard Schema's export. */
-  private subtreeSchema: JsonSchema | undefined;
+  #subtreeSchema: JsonSchema | undefined;
   /** The subtree schema compiled whole, whose parts (`at`) check closed subtrees; compiled on first use. */
-  private wholeSchema: CompiledSchema | undefined;
-  private readonly compileJsonSchema: JsonSchemaCompiler | undefined;
+  #wholeSchema: CompiledSchema | undefined;
+  readonly #compileJsonSchema: JsonSchemaCompiler | undefined;
   /** The subtree schema is a vendor's export: one that ajv cannot compile turns subtree checks off. */
-  private readonly exported: boolean;
-  private readonly valuesOnly: boolean;
-  private readonly reportNull: boolean;
+  readonly #exported: boolean;
+  readonly #valuesOnly: boolean;
+  readonly #reportNull: boolean;
   /** Prefix validation, when on and the schema has anything a prefix can break. */
-  private readonly prefix: PrefixChecker | undefined;
+  readonly #prefix: PrefixChecker | undefined;
   /** The coercions `coerce` turns on, and their implementation (`coerceWith`), for subtree checks. */
-  private readonly coercion: ReadonlySet<CoercionRule> | undefined;
-  private readonly coerceWith: Coercer | undefined;
+  readonly #coercion: ReadonlySet<CoercionRule> | undefined;
+  readonly #coerceWith: Coercer | undefined;
   /** Absolute offset where the document starts (what its `recovered` diagnostics point at). */
-  private documentFrom = 0;
+  #documentFrom = 0;
 
-  private root: unknown;
-  private readonly frames: Frame[] = [];
+  #root: unknown;
+  readonly #frames: Frame[] = [];
   /** Keys seen (raw text → key), at most KEY_CACHE of them. */
-  private readonly keys = new Map<string, string>();
+  readonly #keys = new Map<string, string>();
   /** The open containers' members, plus one per container (the floor is in these: see publish). */
-  private openSlots = 0;
+  #openSlots = 0;
   /** The open objects' members: each costs OBJECT_MEMBER_SLOTS to copy (see copyCost). */
-  private openKeys = 0;
+  #openKeys = 0;
   /**
    * Advanced each time a snapshot is handed out: a frame's container with this epoch was created
    * or copied since, so no snapshot holds it and it may be changed in place.
    */
-  private epoch = 0;
+  #epoch = 0;
   /** Changes since the last update: recorded (`trackChanges`), counted, and whether any adds or appends. */
-  private readonly track: boolean;
-  private changes: Change[] = [];
-  private changeCount = 0;
-  private valueChanged = false;
+  readonly #track: boolean;
+  #changes: Change[] = [];
+  #changeCount = 0;
+  #valueChanged = false;
   /**
    * The string in flight's value so far. It is written into the tree only when a snapshot or
    * the value is handed out, or the string completes (`placeString`): a chunk inside a long
    * string then costs an append, not a store into its parent (and a copy of the path) each time.
    */
-  private stringValue = '';
-  private stringPlaced = true;
+  #stringValue = '';
+  #stringPlaced = true;
 
   // The chunk being scanned; text of a string, number or key in flight before it is kept in
   // `carried` (a held-back escape, a number or key split across chunks): nothing else is kept.
-  private chunk = '';
-  private chunkBase = 0;
-  private received = 0;
-  private carried = '';
-  private carriedFrom = 0; // absolute offset where `carried` starts
-  private phase = PHASE_START;
-  private word = ''; // the word read in PHASE_WORD (at most maxValueLength characters)
-  private wordFrom = 0; // absolute offset where it starts
-  private done = false; // nothing more is read: the document closed or stopped, or input ended
-  private closed = false; // a whole document was read
+  #chunk = '';
+  #chunkBase = 0;
+  #received = 0;
+  #carried = '';
+  #carriedFrom = 0; // absolute offset where `carried` starts
+  #phase = PHASE_START;
+  #word = ''; // the word read in PHASE_WORD (at most maxValueLength characters)
+  #wordFrom = 0; // absolute offset where it starts
+  #done = false; // nothing more is read: the document closed or stopped, or input ended
+  #closed = false; // a whole document was read
 
   // The scalar or string value in flight.
-  private valueKind = -1;
-  private valueFrom = 0;
-  private valuePath: readonly PathSegment[] = [];
-  private stringDone = 0; // absolute offset up to which the string's raw text was appended
+  #valueKind = -1;
+  #valueFrom = 0;
+  #valuePath: readonly PathSegment[] = [];
+  #stringDone = 0; // absolute offset up to which the string's raw text was appended
 
   constructor(options: PartialOptions, sink: PartialSink) {
     checkOptionNames('createPartialBuilder', options, PARTIAL_BUILDER_OPTIONS);
@@ -455,17 +455,17 @@ class Builder implements ScanEvents {
     checkPositiveInteger('maxValueLength', options.maxValueLength, 'characters');
     checkChoice('updateOn', options.updateOn, ['changes', 'values']);
     checkChoice('nullValue', options.nullValue, ['value', 'report']);
-    this.json = new JsonScanner({ maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH, events: this });
-    this.maxValueLength = options.maxValueLength ?? 8 * 1024 * 1024;
-    this.sink = sink;
-    this.validator = validatorFor(options);
+    this.#json = new JsonScanner({ maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH, events: this });
+    this.#maxValueLength = options.maxValueLength ?? 8 * 1024 * 1024;
+    this.#sink = sink;
+    this.#validator = validatorFor(options);
     // validatorFor checked `coerce` and `coerceWith`, and that a schema is there to guide them.
-    this.coercion = coercionRules(options.coerce);
-    this.coerceWith = this.coercion === undefined ? undefined : options.coerceWith;
+    this.#coercion = coercionRules(options.coerce);
+    this.#coerceWith = this.#coercion === undefined ? undefined : options.coerceWith;
     const standard = options.schema !== undefined && isStandardSchema(options.schema);
-    this.exported = standard;
-    this.compileJsonSchema = options.compileJsonSchema;
-    this.subtreeSchema =
+    this.#exported = standard;
+    this.#compileJsonSchema = options.compileJsonSchema;
+    this.#subtreeSchema =
       options.compileJsonSchema === undefined
         ? undefined
         : standard
@@ -479,116 +479,116 @@ class Builder implements ScanEvents {
         `snapshotBudget must be a number ≥ 0 (slots per character), got ${quoteInput(String(budget))}`,
       );
     }
-    this.snapshots = options.snapshots !== false;
-    this.paced = options.snapshots === 'paced';
-    this.budget = budget ?? DEFAULT_SNAPSHOT_BUDGET;
-    this.valuesOnly = options.updateOn === 'values';
+    this.#snapshots = options.snapshots !== false;
+    this.#paced = options.snapshots === 'paced';
+    this.#budget = budget ?? DEFAULT_SNAPSHOT_BUDGET;
+    this.#valuesOnly = options.updateOn === 'values';
     checkChoice('trackChanges', options.trackChanges, [true, false]);
-    this.track = options.trackChanges !== false;
-    this.reportNull = options.nullValue === 'report';
-    this.prefix = undefined;
+    this.#track = options.trackChanges !== false;
+    this.#reportNull = options.nullValue === 'report';
+    this.#prefix = undefined;
     checkChoice('prefixCheck', options.prefixCheck, [true, false]);
     if (options.schema !== undefined && options.prefixCheck !== false) {
       const schema = standard ? jsonSchemaOf(options.schema as StandardSchemaV1) : (options.schema as JsonSchema);
       if (schema !== undefined) {
         const checker = new PrefixChecker(
           schema,
-          (v) => this.violation(v),
+          (v) => this.#violation(v),
           standard,
-          this.coercion === undefined ? {} : { repairable: this.coercion },
+          this.#coercion === undefined ? {} : { repairable: this.#coercion },
         );
-        if (checker.active) this.prefix = checker;
+        if (checker.active) this.#prefix = checker;
       }
     }
   }
 
   get value(): unknown {
-    this.placeString();
+    this.#placeString();
     // The tree may hold containers not yet handed out (paced: deferred changes; or the string in
     // flight just placed): once read, they are a snapshot, copied before any later change.
-    if (this.snapshots) this.epoch++;
-    return this.root;
+    if (this.#snapshots) this.#epoch++;
+    return this.#root;
   }
 
   get complete(): boolean {
-    return this.closed;
+    return this.#closed;
   }
 
   get deferred(): boolean {
-    return this.pending;
+    return this.#pending;
   }
 
   flush(limit?: number): boolean {
-    if (this.pending && limit !== undefined && !(this.copyCost() <= limit || this.paidFor())) return false;
+    if (this.#pending && limit !== undefined && !(this.#copyCost() <= limit || this.#paidFor())) return false;
     const updates = this.stats.updates;
-    this.publish(true);
+    this.#publish(true);
     return this.stats.updates !== updates;
   }
 
   write(text: string): void {
     this.stats.characters += text.length;
-    this.credit += text.length;
-    if (this.done || text.length === 0) {
-      this.received += text.length;
+    this.#credit += text.length;
+    if (this.#done || text.length === 0) {
+      this.#received += text.length;
       return;
     }
-    let base = this.received;
-    this.received += text.length;
-    if (this.phase !== PHASE_DOCUMENT) {
-      const first = this.findDocument(text, base);
+    let base = this.#received;
+    this.#received += text.length;
+    if (this.#phase !== PHASE_DOCUMENT) {
+      const first = this.#findDocument(text, base);
       if (first < 0) return;
       text = text.slice(first);
       base += first;
     }
-    this.chunk = text;
-    this.chunkBase = base;
-    const end = this.json.scan(text, 0, base);
+    this.#chunk = text;
+    this.#chunkBase = base;
+    const end = this.#json.scan(text, 0, base);
     if (end === SCAN_ERROR) {
       // The string in flight shows its text up to the error, as it would had the chunk ended
       // there: chunking does not matter.
-      const at = base + this.json.errorIndex;
-      this.flushString(at);
-      this.publish(true);
-      this.fail(at);
-      this.carried = '';
+      const at = base + this.#json.errorIndex;
+      this.#flushString(at);
+      this.#publish(true);
+      this.#fail(at);
+      this.#carried = '';
       return;
     }
     if (end >= 0) {
-      this.done = true;
-      this.closed = true;
-      const result = this.coerceDocument();
-      this.publish(true);
-      this.reportInvalid(result ?? this.validator?.validate(this.root), base + end);
+      this.#done = true;
+      this.#closed = true;
+      const result = this.#coerceDocument();
+      this.#publish(true);
+      this.#reportInvalid(result ?? this.#validator?.validate(this.#root), base + end);
       return;
     }
-    this.flushString(this.received);
-    const open = this.json.keyOpenAt >= 0 ? this.json.keyOpenAt : this.valueKind > 0 ? this.valueFrom : -1;
-    if (open >= 0 && this.received - open > this.maxValueLength) {
-      this.report(
+    this.#flushString(this.#received);
+    const open = this.#json.keyOpenAt >= 0 ? this.#json.keyOpenAt : this.#valueKind > 0 ? this.#valueFrom : -1;
+    if (open >= 0 && this.#received - open > this.#maxValueLength) {
+      this.#report(
         DiagnosticReason.tooLong,
         open,
-        `a string, number or key longer than maxValueLength (${this.maxValueLength} characters); the document stops here`,
+        `a string, number or key longer than maxValueLength (${this.#maxValueLength} characters); the document stops here`,
       );
-      this.done = true;
+      this.#done = true;
     }
-    this.carry();
-    this.publish();
+    this.#carry();
+    this.#publish();
   }
 
   end(): void {
-    if (this.done) return;
-    this.done = true;
-    if ((this.phase === PHASE_WORD || this.phase === PHASE_AFTER_WORD) && this.endWord()) return;
-    if (this.phase !== PHASE_DOCUMENT) {
-      this.report(DiagnosticReason.truncated, this.received, 'no JSON document found');
+    if (this.#done) return;
+    this.#done = true;
+    if ((this.#phase === PHASE_WORD || this.#phase === PHASE_AFTER_WORD) && this.#endWord()) return;
+    if (this.#phase !== PHASE_DOCUMENT) {
+      this.#report(DiagnosticReason.truncated, this.#received, 'no JSON document found');
       return;
     }
     // A deferred update goes out before the diagnostic that says the document was cut.
-    this.publish(true);
-    this.report(
+    this.#publish(true);
+    this.#report(
       DiagnosticReason.truncated,
-      this.received,
-      `input ended inside the document (${this.frames.length} open); the value so far is the last snapshot`,
+      this.#received,
+      `input ended inside the document (${this.#frames.length} open); the value so far is the last snapshot`,
     );
   }
 
@@ -599,199 +599,199 @@ class Builder implements ScanEvents {
    * (which starts at absolute offset `base`) where the scanner starts, or -1 when it does not
    * start in this chunk.
    */
-  private findDocument(text: string, base: number): number {
+  #findDocument(text: string, base: number): number {
     let i = 0;
-    if (this.phase === PHASE_START) {
+    if (this.#phase === PHASE_START) {
       i = skipWhitespace(text, 0);
       if (i === text.length) return -1;
       const c = text.charCodeAt(i);
       if (c === 0x7b || c === 0x5b || c === 0x22) {
-        this.phase = PHASE_DOCUMENT;
-        this.documentFrom = base + i;
+        this.#phase = PHASE_DOCUMENT;
+        this.#documentFrom = base + i;
         return i;
       }
       if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e) {
-        this.phase = PHASE_WORD;
-        this.wordFrom = base + i;
+        this.#phase = PHASE_WORD;
+        this.#wordFrom = base + i;
       } else {
-        this.phase = PHASE_PROSE;
+        this.#phase = PHASE_PROSE;
       }
     }
-    if (this.phase === PHASE_WORD) {
+    if (this.#phase === PHASE_WORD) {
       WORD_END.lastIndex = i;
       const end = WORD_END.test(text) ? WORD_END.lastIndex - 1 : text.length;
-      this.word += text.slice(i, end);
+      this.#word += text.slice(i, end);
       i = end;
-      if (this.word.length > this.maxValueLength) {
+      if (this.#word.length > this.#maxValueLength) {
         // Longer than any scalar kept while it streams: prose (it holds no bracket).
-        this.phase = PHASE_PROSE;
+        this.#phase = PHASE_PROSE;
       } else if (end === text.length) {
         return -1;
       } else {
         const c = text.charCodeAt(end);
-        this.phase = c === 0x7b || c === 0x5b ? PHASE_PROSE : PHASE_AFTER_WORD;
+        this.#phase = c === 0x7b || c === 0x5b ? PHASE_PROSE : PHASE_AFTER_WORD;
       }
     }
-    if (this.phase === PHASE_AFTER_WORD) {
+    if (this.#phase === PHASE_AFTER_WORD) {
       i = skipWhitespace(text, i);
       if (i === text.length) return -1;
-      this.phase = PHASE_PROSE;
+      this.#phase = PHASE_PROSE;
     }
-    this.word = '';
+    this.#word = '';
     OPENER.lastIndex = i;
     if (!OPENER.test(text)) return -1;
-    this.phase = PHASE_DOCUMENT;
-    this.documentFrom = base + OPENER.lastIndex - 1;
+    this.#phase = PHASE_DOCUMENT;
+    this.#documentFrom = base + OPENER.lastIndex - 1;
     return OPENER.lastIndex - 1;
   }
 
   /** The input ended after a word and whitespace: the document, when the word is a JSON scalar. */
-  private endWord(): boolean {
+  #endWord(): boolean {
     let value: unknown;
     try {
-      value = JSON.parse(this.word);
+      value = JSON.parse(this.#word);
     } catch {
       return false;
     }
-    this.root = value;
-    this.closed = true;
-    this.documentFrom = this.wordFrom;
-    this.added([], value);
-    this.completed([]);
-    const result = this.coerceDocument();
-    this.publish(true);
-    if (this.prefix !== undefined) {
+    this.#root = value;
+    this.#closed = true;
+    this.#documentFrom = this.#wordFrom;
+    this.#added([], value);
+    this.#completed([]);
+    const result = this.#coerceDocument();
+    this.#publish(true);
+    if (this.#prefix !== undefined) {
       // A word is the document only once the input ends: that is when anything about it is certain.
-      const at = this.wordFrom + this.word.length;
-      this.prefix.start(0, this.word.charCodeAt(0), at, []);
-      this.prefix.endScalar(value, this.word, at);
+      const at = this.#wordFrom + this.#word.length;
+      this.#prefix.start(0, this.#word.charCodeAt(0), at, []);
+      this.#prefix.endScalar(value, this.#word, at);
     }
-    this.reportInvalid(result ?? this.validator?.validate(this.root), this.wordFrom + this.word.length);
+    this.#reportInvalid(result ?? this.#validator?.validate(this.#root), this.#wordFrom + this.#word.length);
     return true;
   }
 
   // ---- scanner events -------------------------------------------------------------------
 
   valueStart(depth: number, start: number): void {
-    if (this.done) return;
-    const c = this.charAt(start);
-    const path = this.childPath(depth);
+    if (this.#done) return;
+    const c = this.#charAt(start);
+    const path = this.#childPath(depth);
     if (depth > 0) {
-      const parent = this.frames[depth - 1] as Frame;
+      const parent = this.#frames[depth - 1] as Frame;
       parent.members++;
-      this.openSlots++;
-      this.addedSince++;
-      if (!parent.isArray) this.openKeys++;
+      this.#openSlots++;
+      this.#addedSince++;
+      if (!parent.isArray) this.#openKeys++;
     }
-    this.prefix?.start(depth, c, start, path);
+    this.#prefix?.start(depth, c, start, path);
     if (c === 0x7b || c === 0x5b) {
       const node: Container = c === 0x5b ? [] : {};
-      this.place(depth, path, node);
-      this.changeCount++;
-      this.valueChanged = true;
-      if (this.track) this.changes.push({ op: 'add', path, value: c === 0x5b ? [] : {} });
-      this.frames.push({ node, path, isArray: c === 0x5b, key: undefined, members: 0, epoch: this.epoch });
-      this.openSlots++;
-      this.valueKind = -1;
+      this.#place(depth, path, node);
+      this.#changeCount++;
+      this.#valueChanged = true;
+      if (this.#track) this.#changes.push({ op: 'add', path, value: c === 0x5b ? [] : {} });
+      this.#frames.push({ node, path, isArray: c === 0x5b, key: undefined, members: 0, epoch: this.#epoch });
+      this.#openSlots++;
+      this.#valueKind = -1;
     } else if (c === 0x22) {
-      this.place(depth, path, '');
-      this.added(path, '');
-      this.stringValue = '';
-      this.stringPlaced = true;
-      this.valueKind = KIND_STRING;
-      this.valueFrom = start;
-      this.valuePath = path;
-      this.stringDone = start + 1;
+      this.#place(depth, path, '');
+      this.#added(path, '');
+      this.#stringValue = '';
+      this.#stringPlaced = true;
+      this.#valueKind = KIND_STRING;
+      this.#valueFrom = start;
+      this.#valuePath = path;
+      this.#stringDone = start + 1;
     } else {
-      this.valueKind = KIND_SCALAR;
-      this.valueFrom = start;
-      this.valuePath = path;
+      this.#valueKind = KIND_SCALAR;
+      this.#valueFrom = start;
+      this.#valuePath = path;
     }
   }
 
   valueEnd(depth: number, end: number): void {
-    if (this.done) return;
-    const kind = this.valueKind;
-    this.valueKind = -1;
+    if (this.#done) return;
+    const kind = this.#valueKind;
+    this.#valueKind = -1;
     if (kind === KIND_STRING) {
-      this.appendString(end - 1);
-      this.completed(this.valuePath);
-      const complete = this.stringValue;
-      this.placeString();
-      this.stringValue = '';
+      this.#appendString(end - 1);
+      this.#completed(this.#valuePath);
+      const complete = this.#stringValue;
+      this.#placeString();
+      this.#stringValue = '';
       flatten(complete);
-      this.prefix?.endString(complete, end - 1);
-      this.checkSubtree(this.valuePath, complete, end);
+      this.#prefix?.endString(complete, end - 1);
+      this.#checkSubtree(this.#valuePath, complete, end);
     } else if (kind === KIND_SCALAR) {
-      const text = this.text(this.valueFrom, end);
+      const text = this.#text(this.#valueFrom, end);
       const value = scalarOf(text);
-      this.prefix?.endScalar(value, text, end);
-      this.place(depth, this.valuePath, value);
-      this.added(this.valuePath, value);
-      this.completed(this.valuePath);
-      this.checkSubtree(this.valuePath, value, end);
+      this.#prefix?.endScalar(value, text, end);
+      this.#place(depth, this.#valuePath, value);
+      this.#added(this.#valuePath, value);
+      this.#completed(this.#valuePath);
+      this.#checkSubtree(this.#valuePath, value, end);
     } else {
-      const frame = this.frames.pop();
+      const frame = this.#frames.pop();
       if (frame !== undefined) {
-        this.openSlots -= frame.members + 1;
-        if (!frame.isArray) this.openKeys -= frame.members;
-        this.prefix?.close();
-        this.completed(frame.path);
-        this.checkSubtree(frame.path, frame.node, end);
+        this.#openSlots -= frame.members + 1;
+        if (!frame.isArray) this.#openKeys -= frame.members;
+        this.#prefix?.close();
+        this.#completed(frame.path);
+        this.#checkSubtree(frame.path, frame.node, end);
       }
     }
   }
 
   key(depth: number, start: number, end: number): void {
-    const frame = this.frames[depth - 1];
+    const frame = this.#frames[depth - 1];
     if (frame === undefined) return;
     // The key's text between its quotes; decoded only when it has an escape.
-    const raw = this.text(start + 1, end - 1);
-    let key = this.keys.get(raw);
+    const raw = this.#text(start + 1, end - 1);
+    let key = this.#keys.get(raw);
     if (key === undefined) {
       key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
-      if (raw.length <= KEY_CACHE_LENGTH && this.keys.size < KEY_CACHE) {
+      if (raw.length <= KEY_CACHE_LENGTH && this.#keys.size < KEY_CACHE) {
         // The same key object each time it recurs: once used as a property name it is the
         // engine's own (internalized), so storing members under it takes the fast path. Copies,
         // not slices of the chunk (a slice would keep the whole chunk alive).
         const copy = `${key}\0`.slice(0, -1);
         key = copy;
-        this.keys.set(`${raw}\0`.slice(0, -1), copy);
+        this.#keys.set(`${raw}\0`.slice(0, -1), copy);
       }
     }
     frame.key = key;
-    if (this.prefix !== undefined && !this.done) this.prefix.key(depth, key, end - 1);
+    if (this.#prefix !== undefined && !this.#done) this.#prefix.key(depth, key, end - 1);
   }
 
   // ---- building -----------------------------------------------------------------------------
 
   /** A value was added at `path` (recorded when changes are tracked). */
-  private added(path: readonly PathSegment[], value: unknown): void {
-    this.changeCount++;
-    this.valueChanged = true;
-    if (this.track) this.changes.push({ op: 'add', path, value });
+  #added(path: readonly PathSegment[], value: unknown): void {
+    this.#changeCount++;
+    this.#valueChanged = true;
+    if (this.#track) this.#changes.push({ op: 'add', path, value });
   }
 
   /** The value at `path` closed. */
-  private completed(path: readonly PathSegment[]): void {
-    this.changeCount++;
-    if (this.track) this.changes.push({ op: 'complete', path });
+  #completed(path: readonly PathSegment[]): void {
+    this.#changeCount++;
+    if (this.#track) this.#changes.push({ op: 'complete', path });
   }
 
-  private childPath(depth: number): readonly PathSegment[] {
+  #childPath(depth: number): readonly PathSegment[] {
     if (depth === 0) return [];
-    const frame = this.frames[depth - 1] as Frame;
+    const frame = this.#frames[depth - 1] as Frame;
     const segment = frame.isArray ? (frame.node as unknown[]).length : (frame.key as string);
     return [...frame.path, segment];
   }
 
   /** Sets the value at `path` (a child of the frame at `depth - 1`, or the root). */
-  private place(depth: number, path: readonly PathSegment[], value: unknown): void {
+  #place(depth: number, path: readonly PathSegment[], value: unknown): void {
     if (depth === 0) {
-      this.root = value;
+      this.#root = value;
       return;
     }
-    const parent = this.own(depth - 1);
+    const parent = this.#own(depth - 1);
     const segment = path[path.length - 1] as PathSegment;
     if (Array.isArray(parent)) parent[segment as number] = value;
     else setKey(parent, segment as string, value);
@@ -803,11 +803,11 @@ class Builder implements ScanEvents {
    * always linked into an owned parent), so the copies run from the outermost unowned frame
    * inwards: a loop, never a recursion as deep as the value.
    */
-  private own(index: number): Container {
-    const frames = this.frames;
+  #own(index: number): Container {
+    const frames = this.#frames;
     const target = frames[index] as Frame;
-    const epoch = this.epoch;
-    if (!this.snapshots || target.epoch === epoch) return target.node;
+    const epoch = this.#epoch;
+    if (!this.#snapshots || target.epoch === epoch) return target.node;
     let first = index;
     while (first > 0 && (frames[first - 1] as Frame).epoch !== epoch) first--;
     for (let i = first; i <= index; i++) {
@@ -820,7 +820,7 @@ class Builder implements ScanEvents {
       frame.epoch = epoch;
       frame.node = copy;
       if (i === 0) {
-        this.root = copy;
+        this.#root = copy;
       } else {
         const parent = (frames[i - 1] as Frame).node;
         const segment = frame.path[frame.path.length - 1] as PathSegment;
@@ -832,36 +832,36 @@ class Builder implements ScanEvents {
   }
 
   /** Appends the string's raw text decoded so far (up to `to`, exclusive). */
-  private appendString(to: number, rawText?: string): void {
-    if (to <= this.stringDone) return;
-    const rawFrom = this.stringDone;
-    const raw = rawText ?? this.text(rawFrom, to);
-    this.stringDone = to;
+  #appendString(to: number, rawText?: string): void {
+    if (to <= this.#stringDone) return;
+    const rawFrom = this.#stringDone;
+    const raw = rawText ?? this.#text(rawFrom, to);
+    this.#stringDone = to;
     const text = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
     if (text === '') return;
-    const full = this.stringValue + text;
-    this.stringValue = full;
-    this.stringPlaced = false;
-    this.changeCount++;
-    this.valueChanged = true;
-    if (this.track) this.changes.push({ op: 'append', path: this.valuePath, value: text });
-    this.prefix?.append(full, text, raw, rawFrom);
+    const full = this.#stringValue + text;
+    this.#stringValue = full;
+    this.#stringPlaced = false;
+    this.#changeCount++;
+    this.#valueChanged = true;
+    if (this.#track) this.#changes.push({ op: 'append', path: this.#valuePath, value: text });
+    this.#prefix?.append(full, text, raw, rawFrom);
   }
 
   /** Writes the string in flight's value so far into the tree, when it changed since it last was. */
-  private placeString(): void {
-    if (this.stringPlaced) return;
-    this.stringPlaced = true;
-    const path = this.valuePath;
-    this.place(path.length, path, this.stringValue);
+  #placeString(): void {
+    if (this.#stringPlaced) return;
+    this.#stringPlaced = true;
+    const path = this.#valuePath;
+    this.#place(path.length, path, this.#stringValue);
   }
 
   /** At the end of a chunk (or an error at `to`): the string in flight shows what has arrived of it. */
-  private flushString(to: number): void {
-    if (this.valueKind !== KIND_STRING) return;
-    const raw = this.text(this.stringDone, to);
+  #flushString(to: number): void {
+    if (this.#valueKind !== KIND_STRING) return;
+    const raw = this.#text(this.#stringDone, to);
     const held = unfinishedEscape(raw);
-    this.appendString(to - held, held === 0 ? raw : raw.slice(0, raw.length - held));
+    this.#appendString(to - held, held === 0 ? raw : raw.slice(0, raw.length - held));
   }
 
   /**
@@ -869,29 +869,29 @@ class Builder implements ScanEvents {
    * read-only. Paced, unless `force`d or the document is done, the update is deferred while
    * its snapshot would cost more copying than the input since the last one pays for.
    */
-  private publish(force = false): void {
-    if (this.changeCount === 0) return;
+  #publish(force = false): void {
+    if (this.#changeCount === 0) return;
     // Only `complete` changes: nothing was copied, the snapshot is the one already handed out.
-    if (this.valuesOnly && !this.valueChanged) return;
-    if (this.paced && !force && !this.done && this.openSlots > SNAPSHOT_FLOOR && !this.paidFor()) {
-      this.pending = true;
+    if (this.#valuesOnly && !this.#valueChanged) return;
+    if (this.#paced && !force && !this.#done && this.#openSlots > SNAPSHOT_FLOOR && !this.#paidFor()) {
+      this.#pending = true;
       return;
     }
-    this.pending = false;
-    this.credit = 0;
-    this.addedSince = 0;
-    this.openAtUpdate = this.openSlots;
-    this.placeString();
-    const changes = this.track ? this.changes : NO_CHANGES;
-    const count = this.changeCount;
-    if (this.track) this.changes = [];
-    this.changeCount = 0;
-    this.valueChanged = false;
-    if (this.snapshots) this.epoch++;
-    if (this.root === null && this.reportNull) {
-      this.report(
+    this.#pending = false;
+    this.#credit = 0;
+    this.#addedSince = 0;
+    this.#openAtUpdate = this.#openSlots;
+    this.#placeString();
+    const changes = this.#track ? this.#changes : NO_CHANGES;
+    const count = this.#changeCount;
+    if (this.#track) this.#changes = [];
+    this.#changeCount = 0;
+    this.#valueChanged = false;
+    if (this.#snapshots) this.#epoch++;
+    if (this.#root === null && this.#reportNull) {
+      this.#report(
         DiagnosticReason.nullValue,
-        this.wordFrom,
+        this.#wordFrom,
         "the document is null, which cannot be delivered as a snapshot on this stream; use emit 'both' or 'changes' to receive it (the stream's value is null and complete is true)",
         'null',
       );
@@ -899,7 +899,7 @@ class Builder implements ScanEvents {
     }
     this.stats.updates++;
     this.stats.changes += count;
-    this.sink.update(this.root, changes);
+    this.#sink.update(this.#root, changes);
   }
 
   /**
@@ -907,8 +907,8 @@ class Builder implements ScanEvents {
    * around the value in flight (own()), in slots (an element one, an object member
    * OBJECT_MEMBER_SLOTS), one more per container for its allocation.
    */
-  private copyCost(): number {
-    return this.openSlots + (OBJECT_MEMBER_SLOTS - 1) * this.openKeys;
+  #copyCost(): number {
+    return this.#openSlots + (OBJECT_MEMBER_SLOTS - 1) * this.#openKeys;
   }
 
   /**
@@ -919,9 +919,9 @@ class Builder implements ScanEvents {
    * showing as it grows; the copies it allows are at most 3 members per member added. Not
    * with a budget of 0 (updates then wait for `flush()`, a small one, or the end).
    */
-  private paidFor(): boolean {
-    const cost = this.copyCost();
-    return cost <= this.credit * this.budget || (this.budget > 0 && this.addedSince >= this.openAtUpdate);
+  #paidFor(): boolean {
+    const cost = this.#copyCost();
+    return cost <= this.#credit * this.#budget || (this.#budget > 0 && this.#addedSince >= this.#openAtUpdate);
   }
 
   /**
@@ -932,30 +932,30 @@ class Builder implements ScanEvents {
    * given, a vendor export ajv refuses) turns subtree checks off: the document is still checked
    * whole when it completes, and nothing after construction throws.
    */
-  private checkSubtree(path: readonly PathSegment[], value: unknown, at: number): void {
-    if (this.subtreeSchema === undefined || path.length === 0) return;
-    const coercion = this.coercion;
-    const coercing = coercion !== undefined && this.coerceWith !== undefined;
+  #checkSubtree(path: readonly PathSegment[], value: unknown, at: number): void {
+    if (this.#subtreeSchema === undefined || path.length === 0) return;
+    const coercion = this.#coercion;
+    const coercing = coercion !== undefined && this.#coerceWith !== undefined;
     let sub: JsonSchema | undefined;
     let validator: CompiledSchema | undefined;
     try {
       // The whole was compiled when the stream was made (a cache hit, kept in `wholeSchema`); a
       // vendor's export is the vendor's to check whole, and is not compiled for this.
-      if (!this.exported) {
-        const pointer = subSchemaPointer(this.subtreeSchema, path);
+      if (!this.#exported) {
+        const pointer = subSchemaPointer(this.#subtreeSchema, path);
         if (pointer === undefined) return;
-        this.wholeSchema ??= compileJsonSchemaWith(this.compileJsonSchema, this.subtreeSchema, {});
-        validator = this.wholeSchema.at?.(pointer);
+        this.#wholeSchema ??= compileJsonSchemaWith(this.#compileJsonSchema, this.#subtreeSchema, {});
+        validator = this.#wholeSchema.at?.(pointer);
       }
       if (validator === undefined || coercing) {
-        sub = subSchemaAt(this.subtreeSchema, path);
+        sub = subSchemaAt(this.#subtreeSchema, path);
         if (sub === undefined) return;
         // compileSchema caches by schema object, and subSchemaAt returns the same object each time.
-        validator ??= compileJsonSchemaWith(this.compileJsonSchema, sub, {});
+        validator ??= compileJsonSchemaWith(this.#compileJsonSchema, sub, {});
       }
     } catch (error) {
       if (!(error instanceof ConfigurationError)) throw error;
-      this.subtreeSchema = undefined;
+      this.#subtreeSchema = undefined;
       return;
     }
     if (validator === undefined) return;
@@ -965,13 +965,13 @@ class Builder implements ScanEvents {
         return;
       }
       // Valid once coerced under its sub-schema: the document's repairs are reported at its end.
-      validator = (this.coerceWith as Coercer)(validator, sub, coercion);
+      validator = (this.#coerceWith as Coercer)(validator, sub, coercion);
     }
     const result = validator.validate(value);
     if (result.valid) return;
     const pointer = path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
     countDiagnostic(this.stats.diagnostics, DiagnosticReason.schema);
-    this.sink.diagnostic({
+    this.#sink.diagnostic({
       reason: DiagnosticReason.schema,
       offset: at,
       excerpt: '',
@@ -982,9 +982,9 @@ class Builder implements ScanEvents {
   }
 
   /** The prefix checker found a violation: report it (`path` and `rule` say where and what). */
-  private violation(found: PrefixViolation): void {
+  #violation(found: PrefixViolation): void {
     countDiagnostic(this.stats.diagnostics, DiagnosticReason.violation);
-    this.sink.diagnostic({
+    this.#sink.diagnostic({
       reason: DiagnosticReason.violation,
       offset: found.offset,
       excerpt: excerptAround(found.excerpt),
@@ -1001,32 +1001,32 @@ class Builder implements ScanEvents {
    * and adds the changes that lead to it. Returns the result, for reportInvalid after the
    * publish; undefined without `coerce` (the document is then validated after the publish).
    */
-  private coerceDocument(): ValidationResult | undefined {
-    if (this.validator === undefined || this.coercion === undefined) return undefined;
-    const result = this.validator.validate(this.root);
+  #coerceDocument(): ValidationResult | undefined {
+    if (this.#validator === undefined || this.#coercion === undefined) return undefined;
+    const result = this.#validator.validate(this.#root);
     if (!result.valid || result.fixes === undefined || result.fixes.length === 0) return result;
-    const raw = this.root;
+    const raw = this.#root;
     for (const fix of result.fixes) {
       countDiagnostic(this.stats.diagnostics, DiagnosticReason.recovered);
-      this.sink.diagnostic(coercionDiagnostic(fix, this.documentFrom, excerptAt(raw, fix.path), result.branch));
+      this.#sink.diagnostic(coercionDiagnostic(fix, this.#documentFrom, excerptAt(raw, fix.path), result.branch));
     }
     const coerced = result.value;
     const changes: Change[] = [];
     diffChanges(raw, coerced, changes);
     for (const change of changes) {
-      this.changeCount++;
-      if (change.op !== 'complete') this.valueChanged = true;
-      if (this.track) this.changes.push(change);
+      this.#changeCount++;
+      if (change.op !== 'complete') this.#valueChanged = true;
+      if (this.#track) this.#changes.push(change);
     }
-    this.root = coerced;
+    this.#root = coerced;
     return result;
   }
 
   /** The document was invalid (and coercion, if on, could not repair it): the `schema` diagnostic. */
-  private reportInvalid(result: ValidationResult | undefined, at: number): void {
+  #reportInvalid(result: ValidationResult | undefined, at: number): void {
     if (result === undefined || result.valid) return;
     countDiagnostic(this.stats.diagnostics, DiagnosticReason.schema);
-    this.sink.diagnostic({
+    this.#sink.diagnostic({
       reason: DiagnosticReason.schema,
       offset: at,
       excerpt: '',
@@ -1036,59 +1036,59 @@ class Builder implements ScanEvents {
     });
   }
 
-  private fail(at: number): void {
-    this.done = true;
-    this.report(
-      this.json.depthExceeded ? DiagnosticReason.tooDeep : DiagnosticReason.syntax,
+  #fail(at: number): void {
+    this.#done = true;
+    this.#report(
+      this.#json.depthExceeded ? DiagnosticReason.tooDeep : DiagnosticReason.syntax,
       at,
-      `the document is not valid JSON at offset ${at}: ${this.json.errorMessage}; the value so far is the last snapshot`,
+      `the document is not valid JSON at offset ${at}: ${this.#json.errorMessage}; the value so far is the last snapshot`,
     );
   }
 
-  private report(reason: Diagnostic['reason'], offset: number, message: string, excerpt?: string): void {
+  #report(reason: Diagnostic['reason'], offset: number, message: string, excerpt?: string): void {
     countDiagnostic(this.stats.diagnostics, reason);
     if (excerpt === undefined) {
-      const from = Math.max(this.chunkBase, offset - 60);
-      excerpt = this.chunk.slice(from - this.chunkBase, Math.max(from, offset + 1) - this.chunkBase);
+      const from = Math.max(this.#chunkBase, offset - 60);
+      excerpt = this.#chunk.slice(from - this.#chunkBase, Math.max(from, offset + 1) - this.#chunkBase);
     }
-    this.sink.diagnostic({ reason, offset, excerpt: excerptAround(excerpt), message });
+    this.#sink.diagnostic({ reason, offset, excerpt: excerptAround(excerpt), message });
   }
 
-  private charAt(at: number): number {
-    return this.chunk.charCodeAt(at - this.chunkBase);
+  #charAt(at: number): number {
+    return this.#chunk.charCodeAt(at - this.#chunkBase);
   }
 
   /** Text from `from` to `to` (absolute): the carried piece, then the current chunk. */
-  private text(from: number, to: number): string {
-    const chunkFrom = from - this.chunkBase;
-    if (chunkFrom >= 0) return this.chunk.slice(chunkFrom, to - this.chunkBase);
-    const head = this.carried.slice(from - this.carriedFrom);
-    return to <= this.chunkBase ? head.slice(0, to - from) : head + this.chunk.slice(0, to - this.chunkBase);
+  #text(from: number, to: number): string {
+    const chunkFrom = from - this.#chunkBase;
+    if (chunkFrom >= 0) return this.#chunk.slice(chunkFrom, to - this.#chunkBase);
+    const head = this.#carried.slice(from - this.#carriedFrom);
+    return to <= this.#chunkBase ? head.slice(0, to - from) : head + this.#chunk.slice(0, to - this.#chunkBase);
   }
 
   /** At the end of a chunk: keeps the text a key, number or string in flight still needs. */
-  private carry(): void {
-    const key = this.json.keyOpenAt;
+  #carry(): void {
+    const key = this.#json.keyOpenAt;
     const from =
       key >= 0
         ? key
-        : this.valueKind === KIND_SCALAR
-          ? this.valueFrom
-          : this.valueKind === KIND_STRING
-            ? this.stringDone
+        : this.#valueKind === KIND_SCALAR
+          ? this.#valueFrom
+          : this.#valueKind === KIND_STRING
+            ? this.#stringDone
             : -1;
-    if (from < 0 || this.done) {
-      this.carried = '';
+    if (from < 0 || this.#done) {
+      this.#carried = '';
       return;
     }
     // A key or number that goes on through this chunk: append the chunk to what is carried
     // (a rope append), never copy the carried text again, so a long one stays linear.
-    if (from === this.carriedFrom && from < this.chunkBase && this.carried.length === this.chunkBase - from) {
-      this.carried += this.chunk;
+    if (from === this.#carriedFrom && from < this.#chunkBase && this.#carried.length === this.#chunkBase - from) {
+      this.#carried += this.#chunk;
       return;
     }
-    this.carried = this.text(from, this.received);
-    this.carriedFrom = from;
+    this.#carried = this.#text(from, this.#received);
+    this.#carriedFrom = from;
   }
 }
 

@@ -665,27 +665,27 @@ function mayCoerce(
  * when a container does. It reports each violation through the callback given at creation.
  */
 export class PrefixChecker {
-  private readonly report: (violation: PrefixViolation) => void;
-  private readonly rootRules: readonly Rule[];
+  readonly #report: (violation: PrefixViolation) => void;
+  readonly #rootRules: readonly Rule[];
   /** The open containers' frames, `open` of them (the array keeps closed ones for reuse). */
-  private readonly frames: Frame[] = [];
-  private open = 0;
+  readonly #frames: Frame[] = [];
+  #open = 0;
   // The string or scalar in flight.
-  private valueRules: readonly Rule[] = NONE;
-  private valueDepth = 0; // containers around the string or scalar in flight
-  private valueDispatch: Dispatch | undefined;
-  private valueParent: Frame | undefined;
-  private trackers: Tracker[] | undefined;
-  private maxLength = Number.POSITIVE_INFINITY;
-  private codePoints = 0;
-  private lastHigh = false;
-  private stringLive = false;
+  #valueRules: readonly Rule[] = NONE;
+  #valueDepth = 0; // containers around the string or scalar in flight
+  #valueDispatch: Dispatch | undefined;
+  #valueParent: Frame | undefined;
+  #trackers: Tracker[] | undefined;
+  #maxLength = Number.POSITIVE_INFINITY;
+  #codePoints = 0;
+  #lastHigh = false;
+  #stringLive = false;
   /** The root object's branch, once its discriminator completed (reported with every violation). */
-  private rootBranch: string | undefined;
+  #rootBranch: string | undefined;
 
   /** Whether the string that just started is read (an `enum`, `const`, discriminator or `maxLength` applies to it). */
   get readsText(): boolean {
-    return this.stringLive;
+    return this.#stringLive;
   }
 
   /**
@@ -694,14 +694,14 @@ export class PrefixChecker {
    * but its `close`.
    */
   get quiet(): boolean {
-    const frame = this.frames[this.open - 1];
+    const frame = this.#frames[this.#open - 1];
     return frame !== undefined && frame.rules.length === 0;
   }
   /** The coercions not to report against (`repairable`), or undefined for none. */
-  private readonly repairs: Repairs | undefined;
+  readonly #repairs: Repairs | undefined;
   // With `enum-case`, the string in flight: only whitespace so far; characters matched after it.
-  private foldLeading = false;
-  private foldAt = 0;
+  #foldLeading = false;
+  #foldAt = 0;
 
   /**
    * `schema`: the JSON Schema of the document (a Standard Schema's export: `exported`, which
@@ -714,18 +714,18 @@ export class PrefixChecker {
     exported = false,
     options: PrefixCheckOptions = {},
   ) {
-    this.report = (violation) =>
-      report(this.rootBranch === undefined ? violation : { ...violation, branch: this.rootBranch });
+    this.#report = (violation) =>
+      report(this.#rootBranch === undefined ? violation : { ...violation, branch: this.#rootBranch });
     const asExport = exported || options.exported === true;
-    if (typeof schema === 'boolean') this.rootRules = schema ? NONE : FALSE_RULES;
+    if (typeof schema === 'boolean') this.#rootRules = schema ? NONE : FALSE_RULES;
     else {
       // One representative per schema content, so that equal schemas share their rules (an
       // export is cached per Standard Schema already).
       const document = asExport ? schema : internSchema(schema);
-      this.rootRules = rulesOf(contextFor(document, asExport), document);
+      this.#rootRules = rulesOf(contextFor(document, asExport), document);
     }
     const rules = options.repairable;
-    this.repairs =
+    this.#repairs =
       rules === undefined || rules.size === 0
         ? undefined
         : {
@@ -739,19 +739,19 @@ export class PrefixChecker {
 
   /** Starts over for another document under the same schema (a JSONL line, an array element). */
   reset(): void {
-    this.open = 0;
-    this.valueRules = NONE;
-    this.valueDepth = 0;
-    this.valueDispatch = undefined;
-    this.valueParent = undefined;
-    this.trackers = undefined;
-    this.stringLive = false;
-    this.rootBranch = undefined;
+    this.#open = 0;
+    this.#valueRules = NONE;
+    this.#valueDepth = 0;
+    this.#valueDispatch = undefined;
+    this.#valueParent = undefined;
+    this.#trackers = undefined;
+    this.#stringLive = false;
+    this.#rootBranch = undefined;
   }
 
   /** Whether the schema has anything a prefix can break (otherwise the builder need not call). */
   get active(): boolean {
-    return this.rootRules.length !== 0;
+    return this.#rootRules.length !== 0;
   }
 
   /**
@@ -765,18 +765,18 @@ export class PrefixChecker {
     let parent: Frame | undefined;
     const type = typeOfFirst(c);
     if (depth === 0) {
-      rules = this.rootRules;
+      rules = this.#rootRules;
     } else {
-      parent = this.frames[depth - 1] as Frame;
+      parent = this.#frames[depth - 1] as Frame;
       const pending = parent.pending;
       if (pending !== undefined) {
         // A forbidden key whose `null` value `null-to-absent` could remove (see key()).
         parent.pending = undefined;
-        if (type !== NULL) this.report(pending);
+        if (type !== NULL) this.#report(pending);
       }
       if (parent.isArray) {
         const index = parent.count++;
-        rules = parent.rules.length === 0 ? NONE : this.element(parent, index, depth, offset, c);
+        rules = parent.rules.length === 0 ? NONE : this.#element(parent, index, depth, offset, c);
       } else if (parent.rules.length === 0) {
         rules = NONE;
       } else {
@@ -785,7 +785,7 @@ export class PrefixChecker {
         if (dispatch !== undefined) rules = concat(rules, dispatch.rules);
       }
     }
-    const repairs = this.repairs;
+    const repairs = this.#repairs;
     if (
       repairs !== undefined &&
       rules.length !== 0 &&
@@ -794,11 +794,11 @@ export class PrefixChecker {
       // A coercion may change this value: nothing about it (or inside it) is certain.
       rules = NONE;
     }
-    if (rules.length !== 0 && !this.checkStart(rules, type, c, offset, depth)) rules = NONE;
+    if (rules.length !== 0 && !this.#checkStart(rules, type, c, offset, depth)) rules = NONE;
     if (type === OBJECT || type === ARRAY) {
-      const frame = this.frames[this.open];
+      const frame = this.#frames[this.#open];
       if (frame === undefined) {
-        this.frames.push({
+        this.#frames.push({
           rules,
           isArray: type === ARRAY,
           key: '',
@@ -820,24 +820,24 @@ export class PrefixChecker {
         frame.nextRequired = false;
         frame.pending = undefined;
       }
-      this.open++;
+      this.#open++;
       return;
     }
-    this.valueRules = rules;
-    this.valueDepth = depth;
-    this.valueDispatch = rules.length === 0 ? undefined : dispatch;
-    this.valueParent = parent;
-    this.stringLive = false;
-    if (type === STRING && rules.length !== 0) this.startString(rules);
+    this.#valueRules = rules;
+    this.#valueDepth = depth;
+    this.#valueDispatch = rules.length === 0 ? undefined : dispatch;
+    this.#valueParent = parent;
+    this.#stringLive = false;
+    if (type === STRING && rules.length !== 0) this.#startString(rules);
   }
 
   /** An array element starts: `maxItems`, and the element's rules. */
-  private element(frame: Frame, index: number, depth: number, offset: number, c: number): readonly Rule[] {
+  #element(frame: Frame, index: number, depth: number, offset: number, c: number): readonly Rule[] {
     let rules: readonly Rule[] = NONE;
     for (const rule of frame.rules) {
       if (index >= rule.maxItems) {
-        const path = this.pathAt(depth - 1);
-        this.report({
+        const path = this.#pathAt(depth - 1);
+        this.#report({
           offset,
           path,
           rule: 'maxItems',
@@ -853,12 +853,12 @@ export class PrefixChecker {
   }
 
   /** Checks what the first character decides; false after a violation. */
-  private checkStart(rules: readonly Rule[], type: number, c: number, offset: number, depth: number): boolean {
-    const broken = startBreaks(rules, type, c, 0, this.repairs);
+  #checkStart(rules: readonly Rule[], type: number, c: number, offset: number, depth: number): boolean {
+    const broken = startBreaks(rules, type, c, 0, this.#repairs);
     if (broken === undefined) return true;
     const [rule, why] = broken;
-    const path = this.pathAt(depth);
-    this.report({
+    const path = this.#pathAt(depth);
+    this.#report({
       offset,
       path,
       rule,
@@ -868,10 +868,10 @@ export class PrefixChecker {
     return false;
   }
 
-  private startString(rules: readonly Rule[]): void {
+  #startString(rules: readonly Rule[]): void {
     let trackers: Tracker[] | undefined;
     let maxLength = Number.POSITIVE_INFINITY;
-    const fold = this.repairs?.enumCase === true;
+    const fold = this.#repairs?.enumCase === true;
     for (const rule of rules) {
       if (rule.maxLength < maxLength) maxLength = rule.maxLength;
       for (const set of rule.sets) {
@@ -892,13 +892,13 @@ export class PrefixChecker {
     }
     // `enum-case` may trim the string to an allowed value: its length before is no evidence.
     if (fold && trackers !== undefined) maxLength = Number.POSITIVE_INFINITY;
-    this.foldLeading = true;
-    this.foldAt = 0;
-    this.trackers = trackers;
-    this.maxLength = maxLength;
-    this.codePoints = 0;
-    this.lastHigh = false;
-    this.stringLive = trackers !== undefined || maxLength !== Number.POSITIVE_INFINITY;
+    this.#foldLeading = true;
+    this.#foldAt = 0;
+    this.#trackers = trackers;
+    this.#maxLength = maxLength;
+    this.#codePoints = 0;
+    this.#lastHigh = false;
+    this.#stringLive = trackers !== undefined || maxLength !== Number.POSITIVE_INFINITY;
   }
 
   /**
@@ -907,15 +907,15 @@ export class PrefixChecker {
    * from `raw`, which starts at offset `rawFrom` (escapes complete).
    */
   append(full: string, added: string, raw: string, rawFrom: number): void {
-    if (!this.stringLive) return;
+    if (!this.#stringLive) return;
     const length = full.length;
     const from = length - added.length;
     let bad = -1; // index in `full` of the first unit that no completion can have
     let rule = '';
     let shown = '';
-    const trackers = this.trackers;
-    if (trackers !== undefined && this.repairs?.enumCase === true) {
-      const found = this.foldAppend(trackers, added);
+    const trackers = this.#trackers;
+    if (trackers !== undefined && this.#repairs?.enumCase === true) {
+      const found = this.#foldAppend(trackers, added);
       if (found !== undefined) {
         bad = from + found[0];
         rule = found[1].rule;
@@ -947,35 +947,35 @@ export class PrefixChecker {
         }
       }
     }
-    if (this.maxLength !== Number.POSITIVE_INFINITY) {
-      let count = this.codePoints;
-      let high = this.lastHigh;
+    if (this.#maxLength !== Number.POSITIVE_INFINITY) {
+      let count = this.#codePoints;
+      let high = this.#lastHigh;
       const limit = bad < 0 ? length : bad;
       for (let i = from; i < limit; i++) {
         const u = added.charCodeAt(i - from);
         if (!(high && u >= 0xdc00 && u <= 0xdfff)) count++;
         high = u >= 0xd800 && u <= 0xdbff;
-        if (count > this.maxLength) {
+        if (count > this.#maxLength) {
           bad = i;
           rule = 'maxLength';
           break;
         }
       }
-      this.codePoints = count;
-      this.lastHigh = high;
+      this.#codePoints = count;
+      this.#lastHigh = high;
     }
     if (bad < 0) return;
-    this.stringLive = false;
-    this.valueDispatch = undefined;
-    const path = this.pathAt(this.valueDepth);
+    this.#stringLive = false;
+    this.#valueDispatch = undefined;
+    const path = this.#pathAt(this.#valueDepth);
     const seen = JSON.stringify(quoteInput(full.slice(0, bad + 1)));
     const message =
       rule === 'maxLength'
-        ? `the string at ${where(path)} is longer than maxLength (${this.maxLength} characters)`
-        : this.repairs?.enumCase === true
+        ? `the string at ${where(path)} is longer than maxLength (${this.#maxLength} characters)`
+        : this.#repairs?.enumCase === true
           ? `the string at ${where(path)} begins ${seen}, which no allowed value begins with, ignoring case and surrounding whitespace (${rule}: ${shown})`
           : `the string at ${where(path)} begins ${seen}, which no allowed value begins with (${rule}: ${shown})`;
-    this.report({
+    this.#report({
       offset: rawFrom + rawIndex(raw, bad - from),
       path,
       rule,
@@ -990,7 +990,7 @@ export class PrefixChecker {
    * character that is not ASCII (or for a set with one that is not), nothing is decided before
    * the string completes.
    */
-  private foldAppend(trackers: readonly Tracker[], added: string): [number, ValueSet] | undefined {
+  #foldAppend(trackers: readonly Tracker[], added: string): [number, ValueSet] | undefined {
     if (trackers.every((t) => t.states === undefined)) return undefined;
     for (let i = 0; i < added.length; i++) {
       const u = added.charCodeAt(i);
@@ -998,12 +998,12 @@ export class PrefixChecker {
         for (const tracker of trackers) tracker.states = undefined;
         return undefined;
       }
-      if (this.foldLeading) {
+      if (this.#foldLeading) {
         if (isTrimSpace(u)) continue;
-        this.foldLeading = false;
+        this.#foldLeading = false;
       }
       const lower = u >= 0x41 && u <= 0x5a ? u + 0x20 : u;
-      const at = this.foldAt++;
+      const at = this.#foldAt++;
       for (const tracker of trackers) {
         const states = tracker.states;
         const folded = tracker.folded;
@@ -1031,16 +1031,16 @@ export class PrefixChecker {
 
   /** The string in flight closed (its closing quote at `quote`): it must be one of the constants whole. */
   endString(full: string, quote: number): void {
-    const dispatch = this.valueDispatch;
-    this.valueDispatch = undefined;
-    if (this.stringLive && this.trackers !== undefined) {
-      this.stringLive = false;
-      const fold = this.repairs?.enumCase === true;
-      for (const tracker of this.trackers) {
+    const dispatch = this.#valueDispatch;
+    this.#valueDispatch = undefined;
+    if (this.#stringLive && this.#trackers !== undefined) {
+      this.#stringLive = false;
+      const fold = this.#repairs?.enumCase === true;
+      for (const tracker of this.#trackers) {
         // `enum-case` repairs a string that matches exactly one allowed value but for case and spaces.
         if (fold ? !allowedFolded(tracker.set.strings, full) : !tracker.alive.includes(full)) {
-          const path = this.pathAt(this.valueDepth);
-          this.report({
+          const path = this.#pathAt(this.#valueDepth);
+          this.#report({
             offset: quote,
             path,
             rule: tracker.set.rule,
@@ -1051,13 +1051,13 @@ export class PrefixChecker {
         }
       }
     }
-    this.stringLive = false;
-    if (dispatch !== undefined) this.decide(dispatch, full);
+    this.#stringLive = false;
+    if (dispatch !== undefined) this.#decide(dispatch, full);
   }
 
   /** With `enum-case`: the string constant of `dispatch` that `value` is but for case and spaces, if exactly one. */
-  private foldedConstant(dispatch: Dispatch, value: unknown): number {
-    if (this.repairs?.enumCase !== true || typeof value !== 'string') return -1;
+  #foldedConstant(dispatch: Dispatch, value: unknown): number {
+    if (this.#repairs?.enumCase !== true || typeof value !== 'string') return -1;
     const key = caseKey(value);
     let index = -1;
     for (let i = 0; i < dispatch.constants.length; i++) {
@@ -1072,17 +1072,17 @@ export class PrefixChecker {
 
   /** A number, `true`, `false` or `null` completed; `end` is just after it. */
   endScalar(value: unknown, text: string, end: number): void {
-    const rules = this.valueRules;
-    const dispatch = this.valueDispatch;
-    this.valueRules = NONE;
-    this.valueDispatch = undefined;
+    const rules = this.#valueRules;
+    const dispatch = this.#valueDispatch;
+    this.#valueRules = NONE;
+    this.#valueDispatch = undefined;
     if (rules.length === 0) return;
     if (typeof value === 'number') {
       for (const rule of rules) {
         const broken = numberRule(rule, value);
         if (broken !== undefined) {
-          const path = this.pathAt(this.valueDepth);
-          this.report({
+          const path = this.#pathAt(this.#valueDepth);
+          this.#report({
             offset: end,
             path,
             rule: broken[0],
@@ -1093,18 +1093,18 @@ export class PrefixChecker {
         }
       }
     }
-    if (dispatch !== undefined) this.decide(dispatch, value);
+    if (dispatch !== undefined) this.#decide(dispatch, value);
   }
 
   /** The discriminator value completed: its branch applies to the rest of the object. */
-  private decide(dispatch: Dispatch, value: unknown): void {
-    const parent = this.valueParent;
+  #decide(dispatch: Dispatch, value: unknown): void {
+    const parent = this.#valueParent;
     if (parent === undefined) return;
     let index = dispatch.constants.indexOf(value as Constant);
     // `enum-case` will make the value this constant: its branch is the one that applies.
-    if (index < 0) index = this.foldedConstant(dispatch, value);
+    if (index < 0) index = this.#foldedConstant(dispatch, value);
     if (index < 0) return;
-    if (parent === this.frames[0]) this.rootBranch = String(dispatch.constants[index]);
+    if (parent === this.#frames[0]) this.#rootBranch = String(dispatch.constants[index]);
     let branch = dispatch.branchRules[index];
     if (branch === undefined) {
       branch = rulesOf(dispatch.rule.context, dispatch.branches[index]);
@@ -1115,14 +1115,14 @@ export class PrefixChecker {
 
   /** A key closed (its closing quote at `quote`) in the object at `depth - 1`. */
   key(depth: number, key: string, quote: number): void {
-    if (depth < 1 || depth > this.open) return;
-    const frame = this.frames[depth - 1] as Frame;
+    if (depth < 1 || depth > this.#open) return;
+    const frame = this.#frames[depth - 1] as Frame;
     frame.key = key;
     frame.next = NONE;
     frame.nextDispatch = undefined;
     frame.nextRequired = false;
     if (frame.rules.length === 0) return;
-    const repairs = this.repairs;
+    const repairs = this.#repairs;
     if (repairs?.nullToAbsent === true) frame.nextRequired = frame.rules.some((r) => r.required?.has(key) === true);
     let rules: readonly Rule[] = NONE;
     for (const rule of frame.rules) {
@@ -1132,7 +1132,7 @@ export class PrefixChecker {
       if (!declared && rule.additional === false) broken = 'additionalProperties';
       else if (rule.evaluated !== undefined && !rule.evaluated.has(key)) broken = 'unevaluatedProperties';
       if (broken !== undefined) {
-        const path = this.pathAt(depth);
+        const path = this.#pathAt(depth);
         const listed = rule.properties === undefined ? 'none' : quoteInput(Object.keys(rule.properties).join(', '));
         const violation: PrefixViolation = {
           offset: quote,
@@ -1146,7 +1146,7 @@ export class PrefixChecker {
         if (repairs?.nullToAbsent === true && !frame.nextRequired && frame.rules.some((r) => declares(r, key))) {
           frame.pending = violation;
         } else {
-          this.report(violation);
+          this.#report(violation);
         }
         return;
       }
@@ -1165,17 +1165,17 @@ export class PrefixChecker {
 
   /** The container at the top closed. */
   close(): void {
-    if (this.open > 0) this.open--;
+    if (this.#open > 0) this.#open--;
   }
 
   /**
    * The path of a value with `depth` containers around it (their current member: the key that
    * last closed, or the index of the element that last started). Built only for a violation.
    */
-  private pathAt(depth: number): PrefixPathSegment[] {
+  #pathAt(depth: number): PrefixPathSegment[] {
     const path: PrefixPathSegment[] = [];
     for (let i = 0; i < depth; i++) {
-      const frame = this.frames[i] as Frame;
+      const frame = this.#frames[i] as Frame;
       path.push(frame.isArray ? frame.count - 1 : frame.key);
     }
     return path;

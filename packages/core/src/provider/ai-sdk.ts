@@ -64,20 +64,24 @@ function usageFrom(value: unknown) {
 }
 
 class AiSdkReader implements FormatReader {
-  private calls = 0;
+  #calls = 0;
 
-  constructor(private readonly context: FormatContext) {}
+  readonly #context: FormatContext;
+
+  constructor(context: FormatContext) {
+    this.#context = context;
+  }
 
   /** The call keyed by the SDK's call id, numbered in order of first appearance. */
-  private call(id: string | undefined, toolName: unknown): CallState | undefined {
+  #call(id: string | undefined, toolName: unknown): CallState | undefined {
     if (id === undefined) return undefined;
-    const known = this.context.findCall(id);
-    if (known === undefined) this.calls++;
-    return this.context.call(id, known?.index ?? this.calls - 1, id, str(toolName));
+    const known = this.#context.findCall(id);
+    if (known === undefined) this.#calls++;
+    return this.#context.call(id, known?.index ?? this.#calls - 1, id, str(toolName));
   }
 
   event(event: Json): void {
-    const context = this.context;
+    const context = this.#context;
     switch (event.type) {
       case 'text-delta':
         context.emitText(str(event.text));
@@ -88,14 +92,14 @@ class AiSdkReader implements FormatReader {
       case 'tool-input-start':
       case 'tool-input-delta':
       case 'tool-input-end': {
-        const call = this.call(str(event.id), event.toolName);
+        const call = this.#call(str(event.id), event.toolName);
         if (call === undefined) break;
         if (event.type === 'tool-input-delta') context.emitArguments(call, str(event.delta));
         else if (event.type === 'tool-input-end') context.close(call);
         break;
       }
       case 'tool-call': {
-        const call = this.call(str(event.toolCallId), event.toolName);
+        const call = this.#call(str(event.toolCallId), event.toolName);
         if (call === undefined) break;
         if (event.input !== undefined) call.initial = JSON.stringify(event.input);
         context.close(call);

@@ -43,34 +43,38 @@ const USAGE_FIELDS = ['input_tokens', 'cache_creation_input_tokens', 'cache_read
 
 class AnthropicReader implements FormatReader {
   /** Messages started. */
-  private messages = 0;
+  #messages = 0;
   /** Tool blocks of the current message. */
-  private readonly blocks = new Map<number, CallState>();
-  private usage: Record<string, number> = {};
+  readonly #blocks = new Map<number, CallState>();
+  #usage: Record<string, number> = {};
 
-  constructor(private readonly context: FormatContext) {}
+  readonly #context: FormatContext;
+
+  constructor(context: FormatContext) {
+    this.#context = context;
+  }
 
   event(event: Json, at: EventAt): void {
-    const context = this.context;
+    const context = this.#context;
     switch (event.type) {
       case 'message_start': {
-        this.messages = context.startMessage('message_start', 'message_stop', at);
-        this.blocks.clear();
+        this.#messages = context.startMessage('message_start', 'message_stop', at);
+        this.#blocks.clear();
         const message = isObject(event.message) ? event.message : {};
         context.setModel(message.model);
-        this.usage = {};
-        this.mergeUsage(message.usage, true);
+        this.#usage = {};
+        this.#mergeUsage(message.usage, true);
         context.setFinishReason(str(message.stop_reason));
         if (Array.isArray(message.content)) {
           message.content.forEach((block: unknown, index: number) => {
-            const call = this.startBlock(index, block);
+            const call = this.#startBlock(index, block);
             if (call !== undefined) context.close(call);
           });
         }
         return;
       }
       case 'content_block_start':
-        this.startBlock(num(event.index) ?? 0, event.content_block);
+        this.#startBlock(num(event.index) ?? 0, event.content_block);
         return;
       case 'content_block_delta': {
         const delta = event.delta;
@@ -80,7 +84,7 @@ class AnthropicReader implements FormatReader {
             return context.emitText(str(delta.text));
           case 'input_json_delta': {
             const index = num(event.index) ?? 0;
-            const call = this.blocks.get(index) ?? this.blockCall(index, undefined, undefined);
+            const call = this.#blocks.get(index) ?? this.#blockCall(index, undefined, undefined);
             return context.emitArguments(call, str(delta.partial_json));
           }
           case 'thinking_delta':
@@ -91,14 +95,14 @@ class AnthropicReader implements FormatReader {
         }
       }
       case 'content_block_stop': {
-        const call = this.blocks.get(num(event.index) ?? 0);
+        const call = this.#blocks.get(num(event.index) ?? 0);
         if (call !== undefined) context.close(call);
         return;
       }
       case 'message_delta': {
         const delta = event.delta;
         if (isObject(delta) && typeof delta.stop_reason === 'string') context.setFinishReason(delta.stop_reason);
-        this.mergeUsage(event.usage, false);
+        this.#mergeUsage(event.usage, false);
         return;
       }
       case 'message_stop':
@@ -109,39 +113,39 @@ class AnthropicReader implements FormatReader {
   }
 
   /** Opens content block `index` of the current message; returns its call for a tool block. */
-  private startBlock(index: number, block: unknown): CallState | undefined {
+  #startBlock(index: number, block: unknown): CallState | undefined {
     if (!isObject(block)) return undefined;
     const type = str(block.type) ?? '';
     if (type.endsWith('tool_use')) {
-      const call = this.blockCall(index, str(block.id), str(block.name));
+      const call = this.#blockCall(index, str(block.id), str(block.name));
       if (isObject(block.input) && Object.keys(block.input).length > 0) call.initial = JSON.stringify(block.input);
       return call;
     }
-    if (type === 'text') this.context.emitText(str(block.text));
-    else if (type === 'thinking') this.context.emitReasoning(str(block.thinking));
+    if (type === 'text') this.#context.emitText(str(block.text));
+    else if (type === 'thinking') this.#context.emitReasoning(str(block.thinking));
     return undefined;
   }
 
-  private blockCall(index: number, id: string | undefined, name: string | undefined): CallState {
-    const call = this.context.call(`message${Math.max(1, this.messages)}.block${index}`, index, id, name);
-    this.blocks.set(index, call);
+  #blockCall(index: number, id: string | undefined, name: string | undefined): CallState {
+    const call = this.#context.call(`message${Math.max(1, this.#messages)}.block${index}`, index, id, name);
+    this.#blocks.set(index, call);
     return call;
   }
 
-  private mergeUsage(usage: unknown, replace: boolean): void {
+  #mergeUsage(usage: unknown, replace: boolean): void {
     if (!isObject(usage)) {
-      if (replace) this.context.setUsage(undefined);
+      if (replace) this.#context.setUsage(undefined);
       return;
     }
     for (const field of USAGE_FIELDS) {
       const value = num(usage[field]);
-      if (value !== undefined) this.usage[field] = value;
+      if (value !== undefined) this.#usage[field] = value;
     }
-    const u = this.usage;
+    const u = this.#usage;
     const input =
       u.input_tokens === undefined
         ? undefined
         : u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
-    this.context.setUsage(usageOf(input, u.output_tokens, undefined));
+    this.#context.setUsage(usageOf(input, u.output_tokens, undefined));
   }
 }

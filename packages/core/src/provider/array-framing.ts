@@ -54,53 +54,53 @@ function lineEnd(text: string, i: number): number {
 }
 
 export class JsonArrayFramer {
-  private state = OUTSIDE;
+  #state = OUTSIDE;
   /** Containers open inside the element (0: between them, or in a scalar element). */
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
   /** The element in flight, when it is kept. */
-  private text = '';
-  private length = 0;
-  private discarding = false;
-  private elementLine = 0;
-  private elementOffset = 0;
+  #text = '';
+  #length = 0;
+  #discarding = false;
+  #elementLine = 0;
+  #elementOffset = 0;
   /** The line of the next character (from 1), and the offset of the next character. */
-  private line: number;
-  private offset: number;
+  #line: number;
+  #offset: number;
   /** The text so far ended with `\r`: a `\n` first in the next piece ends no other line. */
-  private afterCR = false;
+  #afterCR = false;
   /** The next `\n` and `\r` at or after the counted part of the text being framed (-1: none; -2: not searched). */
-  private nextLF = -2;
-  private nextCR = -2;
-  private strayReported = false;
+  #nextLF = -2;
+  #nextCR = -2;
+  #strayReported = false;
 
-  constructor(
-    private readonly maxLength: number,
-    private readonly sink: FramerSink,
-    line: number,
-    offset: number,
-  ) {
-    this.line = line;
-    this.offset = offset;
+  readonly #maxLength: number;
+  readonly #sink: FramerSink;
+
+  constructor(maxLength: number, sink: FramerSink, line: number, offset: number) {
+    this.#maxLength = maxLength;
+    this.#sink = sink;
+    this.#line = line;
+    this.#offset = offset;
   }
 
   write(text: string): void {
     const n = text.length;
     if (n === 0) return;
-    const base = this.offset;
+    const base = this.#offset;
     // The hot loop works on locals, written back when it leaves or calls out.
-    let state = this.state;
-    let depth = this.depth;
+    let state = this.#state;
+    let depth = this.#depth;
     /** Line breaks before this index are counted (lazily: where a position needs its line). */
-    let counted = this.afterCR && text.charCodeAt(0) === LF ? 1 : 0;
-    this.nextLF = -2;
-    this.nextCR = -2;
+    let counted = this.#afterCR && text.charCodeAt(0) === LF ? 1 : 0;
+    this.#nextLF = -2;
+    this.#nextCR = -2;
     /** Where the kept part of the element in flight starts in `text` (-1: none). */
-    let keep = state === ELEMENT && !this.discarding ? 0 : -1;
+    let keep = state === ELEMENT && !this.#discarding ? 0 : -1;
     let i = 0;
-    if (this.inString) {
-      i = this.skipString(text, 0);
+    if (this.#inString) {
+      i = this.#skipString(text, 0);
       if (i === -1) i = n;
     }
     while (i < n) {
@@ -113,7 +113,7 @@ export class JsonArrayFramer {
         }
         if (i === n) break;
         if (c === QUOTE) {
-          i = this.skipString(text, i + 1);
+          i = this.#skipString(text, i + 1);
           if (i === -1) i = n;
           continue;
         }
@@ -121,7 +121,7 @@ export class JsonArrayFramer {
           depth++;
         } else if (--depth === 0) {
           state = BETWEEN;
-          this.complete(text, keep, i + 1);
+          this.#complete(text, keep, i + 1);
           keep = -1;
         }
         i++;
@@ -141,13 +141,13 @@ export class JsonArrayFramer {
         if (c === CLOSE_BRACKET) {
           state = OUTSIDE;
         } else if (c !== COMMA) {
-          this.line += this.lineBreaks(text, counted, i);
+          this.#line += this.#lineBreaks(text, counted, i);
           counted = i;
           state = ELEMENT;
-          keep = this.start(base + i, i);
+          keep = this.#start(base + i, i);
           depth = c === OPEN_BRACE || c === OPEN_BRACKET ? 1 : 0;
           if (c === QUOTE) {
-            i = this.skipString(text, i + 1);
+            i = this.#skipString(text, i + 1);
             if (i === -1) i = n;
             continue;
           }
@@ -155,48 +155,48 @@ export class JsonArrayFramer {
       } else if (state === ELEMENT) {
         // A scalar element: it ends at the next comma or `]`.
         if (c === QUOTE) {
-          i = this.skipString(text, i + 1);
+          i = this.#skipString(text, i + 1);
           if (i === -1) i = n;
           continue;
         }
         if (c === COMMA || c === CLOSE_BRACKET) {
           state = c === COMMA ? BETWEEN : OUTSIDE;
-          this.complete(text, keep, i);
+          this.#complete(text, keep, i);
           keep = -1;
         }
       } else if (c === OPEN_BRACKET) {
         state = BETWEEN;
       } else {
-        this.line += this.lineBreaks(text, counted, i);
+        this.#line += this.#lineBreaks(text, counted, i);
         counted = i;
-        this.stray(base + i);
+        this.#stray(base + i);
         state = STRAY;
         continue;
       }
       i++;
     }
-    this.line += this.lineBreaks(text, counted, n);
-    this.afterCR = text.charCodeAt(n - 1) === CR;
-    this.state = state;
-    this.depth = depth;
-    this.offset = base + n;
-    if (keep !== -1) this.keep(text.slice(keep));
+    this.#line += this.#lineBreaks(text, counted, n);
+    this.#afterCR = text.charCodeAt(n - 1) === CR;
+    this.#state = state;
+    this.#depth = depth;
+    this.#offset = base + n;
+    if (keep !== -1) this.#keep(text.slice(keep));
   }
 
   /**
    * Line breaks in `text[from, to)`: `\n`, and `\r` not followed by `\n`. Native searches, each
    * result kept until passed, so every character is searched once per kind.
    */
-  private lineBreaks(text: string, from: number, to: number): number {
+  #lineBreaks(text: string, from: number, to: number): number {
     let count = 0;
-    let j = this.nextLF;
+    let j = this.#nextLF;
     if (j !== -1 && j < from) j = text.indexOf('\n', from);
     for (; j !== -1 && j < to; j = text.indexOf('\n', j + 1)) count++;
-    this.nextLF = j;
-    j = this.nextCR;
+    this.#nextLF = j;
+    j = this.#nextCR;
     if (j !== -1 && j < from) j = text.indexOf('\r', from);
     for (; j !== -1 && j < to; j = text.indexOf('\r', j + 1)) if (text.charCodeAt(j + 1) !== LF) count++;
-    this.nextCR = j;
+    this.#nextCR = j;
     return count;
   }
 
@@ -205,18 +205,18 @@ export class JsonArrayFramer {
    * the index after the closing quote, or -1 when `text` ends inside the string (`inString` and
    * `escaped` say where).
    */
-  private skipString(text: string, from: number): number {
+  #skipString(text: string, from: number): number {
     const n = text.length;
     let i = from;
-    if (this.escaped) {
-      this.escaped = false;
+    if (this.#escaped) {
+      this.#escaped = false;
       i++;
     }
     // Keys and short values: a plain loop (a native search costs more to start than it saves).
     for (const short = Math.min(n, i + 64); i < short; i++) {
       const c = text.charCodeAt(i);
       if (c === QUOTE) {
-        this.inString = false;
+        this.#inString = false;
         return i + 1;
       }
       if (c === BACKSLASH) i++;
@@ -231,77 +231,77 @@ export class JsonArrayFramer {
         continue;
       }
       if (quote === -1) break;
-      this.inString = false;
+      this.#inString = false;
       return quote + 1;
     }
-    this.inString = true;
+    this.#inString = true;
     // A backslash last in the text escapes the first character of the next one.
-    this.escaped = i > n;
+    this.#escaped = i > n;
     return -1;
   }
 
   /** An element starts at `offset` (index `i` of the text being framed); returns where its kept part starts. */
-  private start(offset: number, i: number): number {
-    this.text = '';
-    this.length = 0;
-    this.discarding = false;
-    this.elementLine = this.line;
-    this.elementOffset = offset;
+  #start(offset: number, i: number): number {
+    this.#text = '';
+    this.#length = 0;
+    this.#discarding = false;
+    this.#elementLine = this.#line;
+    this.#elementOffset = offset;
     return i;
   }
 
   /** Dispatches an element cut by the end of the body; returns where the end is. */
   end(): EndPosition {
-    if (this.state === ELEMENT) {
-      this.state = OUTSIDE;
-      if (!this.discarding && this.text.trim() !== '') {
-        this.sink.event(this.text, undefined, this.elementLine, this.elementOffset, true);
+    if (this.#state === ELEMENT) {
+      this.#state = OUTSIDE;
+      if (!this.#discarding && this.#text.trim() !== '') {
+        this.#sink.event(this.#text, undefined, this.#elementLine, this.#elementOffset, true);
       }
-      this.text = '';
+      this.#text = '';
     }
-    return { line: this.line, offset: this.offset };
+    return { line: this.#line, offset: this.#offset };
   }
 
   /** Keeps `piece` of the element in flight, unless it makes the element too long. */
-  private keep(piece: string): void {
-    if (this.discarding) return;
-    this.length += piece.length;
-    if (this.length > this.maxLength) {
+  #keep(piece: string): void {
+    if (this.#discarding) return;
+    this.#length += piece.length;
+    if (this.#length > this.#maxLength) {
       // What any chunking has kept when the limit is passed: the excerpt does not depend on it.
-      const excerpt = Math.min(EXCERPT_HEAD, this.maxLength + 1);
-      const head = (this.text + piece.slice(0, excerpt)).slice(0, excerpt);
-      this.text = '';
-      this.discarding = true;
-      this.sink.report(
+      const excerpt = Math.min(EXCERPT_HEAD, this.#maxLength + 1);
+      const head = (this.#text + piece.slice(0, excerpt)).slice(0, excerpt);
+      this.#text = '';
+      this.#discarding = true;
+      this.#sink.report(
         DiagnosticReason.tooLong,
-        this.elementLine,
-        this.elementOffset,
+        this.#elementLine,
+        this.#elementOffset,
         head,
-        `array element longer than maxEventLength (${this.maxLength} characters); discarded`,
+        `array element longer than maxEventLength (${this.#maxLength} characters); discarded`,
       );
     } else {
-      this.text += piece;
+      this.#text += piece;
     }
   }
 
   /** The element in flight ended at `end` of `text` (its kept part there starts at `keep`). */
-  private complete(text: string, keep: number, end: number): void {
-    if (keep !== -1) this.keep(text.slice(keep, end));
-    if (this.discarding) {
-      this.discarding = false;
+  #complete(text: string, keep: number, end: number): void {
+    if (keep !== -1) this.#keep(text.slice(keep, end));
+    if (this.#discarding) {
+      this.#discarding = false;
       return;
     }
-    const element = this.text;
-    this.text = '';
-    this.sink.event(element, undefined, this.elementLine, this.elementOffset, false);
+    const element = this.#text;
+    this.#text = '';
+    this.#sink.event(element, undefined, this.#elementLine, this.#elementOffset, false);
   }
 
-  private stray(offset: number): void {
-    if (this.strayReported) return;
-    this.strayReported = true;
-    this.sink.report(
+  #stray(offset: number): void {
+    if (this.#strayReported) return;
+    this.#strayReported = true;
+    this.#sink.report(
       DiagnosticReason.prose,
-      this.line,
+      this.#line,
       offset,
       '',
       'text outside the JSON array (after its closing bracket); ignored (and any that follows)',

@@ -132,23 +132,27 @@ function fromBase64(data: string): string {
 const WITHHELD_TITAN = 'CONTENT_FILTERED';
 
 class BedrockReader implements FormatReader {
-  private readonly blocks = new Map<number, CallState>();
+  readonly #blocks = new Map<number, CallState>();
   /** InvokeModelWithResponseStream: the model format of the chunks, and its reader when it has one. */
-  private family: Family | undefined;
-  private inner: FormatReader | undefined;
-  private mismatchReported = false;
+  #family: Family | undefined;
+  #inner: FormatReader | undefined;
+  #mismatchReported = false;
   /** Token counts of a Titan, Llama or Mistral stream, as they arrived. */
-  private input: number | undefined;
-  private output: number | undefined;
+  #input: number | undefined;
+  #output: number | undefined;
 
-  constructor(private readonly context: FormatContext) {}
+  readonly #context: FormatContext;
+
+  constructor(context: FormatContext) {
+    this.#context = context;
+  }
 
   get endMarker(): string | undefined {
-    return this.family === undefined ? undefined : END_MARKERS[this.family];
+    return this.#family === undefined ? undefined : END_MARKERS[this.#family];
   }
 
   event(event: Json, at: EventAt): void {
-    const context = this.context;
+    const context = this.#context;
     const exception = bedrockException(event);
     if (exception !== undefined) {
       const body = event[exception];
@@ -158,15 +162,15 @@ class BedrockReader implements FormatReader {
     }
     const chunk = event.chunk;
     if (isObject(chunk) && typeof chunk.bytes === 'string') {
-      this.chunk(chunk.bytes, at);
+      this.#chunk(chunk.bytes, at);
       return;
     }
-    this.converse(event, at);
+    this.#converse(event, at);
   }
 
   /** An InvokeModelWithResponseStream chunk: one event of the model's own format, in base64. */
-  private chunk(bytes: string, at: EventAt): void {
-    const context = this.context;
+  #chunk(bytes: string, at: EventAt): void {
+    const context = this.#context;
     let text: string;
     let event: unknown;
     try {
@@ -187,10 +191,10 @@ class BedrockReader implements FormatReader {
       return;
     }
     const family = isObject(event) ? familyOf(event) : undefined;
-    if (!isObject(event) || family === undefined || (this.family !== undefined && family !== this.family)) {
-      if (!this.mismatchReported) {
-        this.mismatchReported = true;
-        const expected = this.family === undefined ? 'a model format this decoder reads' : `a ${this.family} event`;
+    if (!isObject(event) || family === undefined || (this.#family !== undefined && family !== this.#family)) {
+      if (!this.#mismatchReported) {
+        this.#mismatchReported = true;
+        const expected = this.#family === undefined ? 'a model format this decoder reads' : `a ${this.#family} event`;
         context.report(
           DiagnosticReason.unrecognized,
           inside,
@@ -199,10 +203,10 @@ class BedrockReader implements FormatReader {
       }
       return;
     }
-    if (this.family === undefined) {
-      this.family = family;
-      if (family === 'anthropic') this.inner = anthropic.create(context);
-      else if (family === 'openai') this.inner = openAIChat.create(context);
+    if (this.#family === undefined) {
+      this.#family = family;
+      if (family === 'anthropic') this.#inner = anthropic.create(context);
+      else if (family === 'openai') this.#inner = openAIChat.create(context);
     }
     if (family === 'anthropic' && event.type === 'error') {
       const error = event.error;
@@ -210,23 +214,23 @@ class BedrockReader implements FormatReader {
       else context.providerError(errorFrom(event.message ?? error ?? 'error event', undefined), inside);
       return;
     }
-    if (this.inner !== undefined) this.inner.event(event, inside);
-    else if (family === 'converse') this.converse(event, inside);
-    else this.completion(family, event, inside);
+    if (this.#inner !== undefined) this.#inner.event(event, inside);
+    else if (family === 'converse') this.#converse(event, inside);
+    else this.#completion(family, event, inside);
   }
 
   /** A Titan, Llama or Mistral completion chunk: text, its stop reason, the token counts. */
-  private completion(family: Family, event: Json, at: EventAt): void {
-    const context = this.context;
+  #completion(family: Family, event: Json, at: EventAt): void {
+    const context = this.#context;
     let reason: string | undefined;
     if (family === 'titan') {
       context.emitText(str(event.outputText));
       reason = str(event.completionReason);
-      this.counts(num(event.inputTextTokenCount), num(event.totalOutputTextTokenCount));
+      this.#counts(num(event.inputTextTokenCount), num(event.totalOutputTextTokenCount));
     } else if (family === 'llama') {
       context.emitText(str(event.generation));
       reason = str(event.stop_reason);
-      this.counts(num(event.prompt_token_count), num(event.generation_token_count));
+      this.#counts(num(event.prompt_token_count), num(event.generation_token_count));
     } else {
       const output: unknown = (event.outputs as unknown[])[0];
       if (isObject(output)) {
@@ -235,7 +239,7 @@ class BedrockReader implements FormatReader {
       }
     }
     const metrics = event['amazon-bedrock-invocationMetrics'];
-    if (isObject(metrics)) this.counts(num(metrics.inputTokenCount), num(metrics.outputTokenCount));
+    if (isObject(metrics)) this.#counts(num(metrics.inputTokenCount), num(metrics.outputTokenCount));
     if (reason !== undefined && reason !== '') {
       if (reason === WITHHELD_TITAN) context.providerError({ message: 'the response was withheld', code: reason }, at);
       context.setFinishReason(reason);
@@ -244,20 +248,20 @@ class BedrockReader implements FormatReader {
   }
 
   /** Token counts as they arrive (Titan sends the input count first, the output count last). */
-  private counts(input: number | undefined, output: number | undefined): void {
-    this.input = input ?? this.input;
-    this.output = output ?? this.output;
-    if (this.input !== undefined || this.output !== undefined) {
-      this.context.setUsage(usageOf(this.input, this.output, undefined));
+  #counts(input: number | undefined, output: number | undefined): void {
+    this.#input = input ?? this.#input;
+    this.#output = output ?? this.#output;
+    if (this.#input !== undefined || this.#output !== undefined) {
+      this.#context.setUsage(usageOf(this.#input, this.#output, undefined));
     }
   }
 
   /** A ConverseStream event. */
-  private converse(event: Json, at: EventAt): void {
-    const context = this.context;
+  #converse(event: Json, at: EventAt): void {
+    const context = this.#context;
     if (isObject(event.messageStart)) {
       context.startMessage('messageStart', 'messageStop', at);
-      this.blocks.clear();
+      this.#blocks.clear();
       context.setFinishReason(undefined);
       context.setUsage(undefined);
     }
@@ -265,13 +269,13 @@ class BedrockReader implements FormatReader {
     if (isObject(start)) {
       const block = isObject(start.start) ? start.start : {};
       const tool = block.toolUse;
-      if (isObject(tool)) this.block(num(start.contentBlockIndex) ?? 0, str(tool.toolUseId), str(tool.name));
+      if (isObject(tool)) this.#block(num(start.contentBlockIndex) ?? 0, str(tool.toolUseId), str(tool.name));
     }
     const delta = event.contentBlockDelta;
-    if (isObject(delta) && isObject(delta.delta)) this.delta(num(delta.contentBlockIndex) ?? 0, delta.delta);
+    if (isObject(delta) && isObject(delta.delta)) this.#delta(num(delta.contentBlockIndex) ?? 0, delta.delta);
     const stop = event.contentBlockStop;
     if (isObject(stop)) {
-      const call = this.blocks.get(num(stop.contentBlockIndex) ?? 0);
+      const call = this.#blocks.get(num(stop.contentBlockIndex) ?? 0);
       if (call !== undefined) context.close(call);
     }
     const end = event.messageStop;
@@ -294,20 +298,20 @@ class BedrockReader implements FormatReader {
     }
   }
 
-  private block(index: number, id: string | undefined, name: string | undefined): CallState {
-    const call = this.context.call(`block${index}`, index, id, name);
-    this.blocks.set(index, call);
+  #block(index: number, id: string | undefined, name: string | undefined): CallState {
+    const call = this.#context.call(`block${index}`, index, id, name);
+    this.#blocks.set(index, call);
     return call;
   }
 
-  private delta(index: number, delta: Json): void {
-    const context = this.context;
+  #delta(index: number, delta: Json): void {
+    const context = this.#context;
     context.emitText(str(delta.text));
     const reasoning = delta.reasoningContent;
     if (isObject(reasoning)) context.emitReasoning(str(reasoning.text));
     const tool = delta.toolUse;
     if (isObject(tool)) {
-      const call = this.blocks.get(index) ?? this.block(index, undefined, undefined);
+      const call = this.#blocks.get(index) ?? this.#block(index, undefined, undefined);
       const input = tool.input;
       context.emitArguments(
         call,

@@ -54,29 +54,33 @@ function messageOf(event: Json): Json {
 
 class CohereReader implements FormatReader {
   /** Content blocks opened as `thinking`, by index. */
-  private readonly thinking = new Set<number>();
-  private readonly calls = new Map<number, CallState>();
+  readonly #thinking = new Set<number>();
+  readonly #calls = new Map<number, CallState>();
 
-  constructor(private readonly context: FormatContext) {}
+  readonly #context: FormatContext;
+
+  constructor(context: FormatContext) {
+    this.#context = context;
+  }
 
   event(event: Json, at: EventAt): void {
-    const context = this.context;
+    const context = this.#context;
     const index = num(event.index) ?? 0;
     switch (event.type) {
       case 'message-start':
         context.startMessage('message-start', 'message-end', at);
-        this.thinking.clear();
-        this.calls.clear();
+        this.#thinking.clear();
+        this.#calls.clear();
         context.setFinishReason(undefined);
         context.setUsage(undefined);
         return;
       case 'content-start': {
         const content = messageOf(event).content;
         if (isObject(content) && content.type === 'thinking') {
-          this.thinking.add(index);
+          this.#thinking.add(index);
           context.emitReasoning(str(content.thinking));
         } else {
-          this.thinking.delete(index);
+          this.#thinking.delete(index);
           if (isObject(content)) context.emitText(str(content.text));
         }
         return;
@@ -85,7 +89,7 @@ class CohereReader implements FormatReader {
         const content = messageOf(event).content;
         if (!isObject(content)) return;
         // A thinking block's deltas carry `thinking`; a text block's `text`.
-        if (typeof content.thinking === 'string' || this.thinking.has(index)) {
+        if (typeof content.thinking === 'string' || this.#thinking.has(index)) {
           context.emitReasoning(str(content.thinking) ?? str(content.text));
         } else {
           context.emitText(str(content.text));
@@ -105,7 +109,7 @@ class CohereReader implements FormatReader {
           isObject(tool) ? str(tool.id) : undefined,
           fn === undefined ? undefined : str(fn.name),
         );
-        this.calls.set(index, call);
+        this.#calls.set(index, call);
         if (fn === undefined) return;
         const args = fn.arguments;
         context.emitArguments(
@@ -115,19 +119,19 @@ class CohereReader implements FormatReader {
         return;
       }
       case 'tool-call-end': {
-        const call = this.calls.get(index);
+        const call = this.#calls.get(index);
         if (call !== undefined) context.close(call);
         return;
       }
       case 'message-end':
-        this.end(event, at);
+        this.#end(event, at);
         return;
     }
     // content-end, citation-start, citation-end: nothing to deliver.
   }
 
-  private end(event: Json, at: EventAt): void {
-    const context = this.context;
+  #end(event: Json, at: EventAt): void {
+    const context = this.#context;
     const delta = isObject(event.delta) ? event.delta : {};
     const usage = delta.usage;
     if (isObject(usage)) {

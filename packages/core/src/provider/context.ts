@@ -140,12 +140,15 @@ export interface WireFormat {
  * position) is decoded; the first other one is reported, once per stream.
  */
 export class FirstEntryOnly {
-  private reported = false;
+  #reported = false;
 
-  constructor(
-    private readonly context: FormatContext,
-    private readonly noun: string,
-  ) {}
+  readonly #context: FormatContext;
+  readonly #noun: string;
+
+  constructor(context: FormatContext, noun: string) {
+    this.#context = context;
+    this.#noun = noun;
+  }
 
   /** Visits entry 0 of `items`, in order with the report of any other. */
   each(items: unknown[], at: EventAt, visit: (entry: Json) => void): void {
@@ -155,10 +158,10 @@ export class FirstEntryOnly {
       const index = num(entry.index) ?? j;
       if (index === 0) {
         visit(entry);
-      } else if (!this.reported) {
-        this.reported = true;
-        const noun = this.noun;
-        this.context.report(
+      } else if (!this.#reported) {
+        this.#reported = true;
+        const noun = this.#noun;
+        this.#context.report(
           DiagnosticReason.unrecognized,
           at,
           `${noun} ${index} ignored: only the first ${noun} is decoded (and any other ${noun} is ignored)`,

@@ -151,38 +151,38 @@ class Decoder implements ProviderDecoder, FormatContext {
   error: ProviderError | undefined;
   finished = false;
   /** Messages started so far (`startMessage`). */
-  private messages = 0;
+  #messages = 0;
 
-  private readonly sink: ProviderSink;
-  private readonly framer: EventFramer;
-  private readonly maxLength: number;
+  readonly #sink: ProviderSink;
+  readonly #framer: EventFramer;
+  readonly #maxLength: number;
   readonly maxArgumentsLength: number;
-  private readonly keepArguments: boolean;
+  readonly #keepArguments: boolean;
   /** Whether the input may be a binary AWS event stream (`bedrock`, `auto`). */
-  private readonly binaryAllowed: boolean;
+  readonly #binaryAllowed: boolean;
   /** Text or binary, once the first piece of the body decided (see `bytes`). */
-  private body = BODY_UNDECIDED;
-  private binary: EventStreamFramer | undefined;
-  private encoder: { encode(text: string): Uint8Array } | undefined;
-  private format: WireFormat | undefined;
-  private reader: FormatReader | undefined;
-  private metadataChanged = false;
-  private ended = false;
+  #body = BODY_UNDECIDED;
+  #binary: EventStreamFramer | undefined;
+  #encoder: { encode(text: string): Uint8Array } | undefined;
+  #format: WireFormat | undefined;
+  #reader: FormatReader | undefined;
+  #metadataChanged = false;
+  #ended = false;
 
   // Stream state.
-  private done = false;
-  private afterDoneReported = false;
-  private unrecognizedReported = false;
-  private unreportedIgnored = 0;
+  #done = false;
+  #afterDoneReported = false;
+  #unrecognizedReported = false;
+  #unreportedIgnored = 0;
   /** Where the event being decoded starts (for diagnostics raised deep inside its handling). */
-  private decodingLine = 0;
-  private decodingOffset = 0;
+  #decodingLine = 0;
+  #decodingOffset = 0;
   /** Refusal text of the current message (chat `delta.refusal`, Responses `response.refusal.delta`). */
-  private refusal = '';
+  #refusal = '';
   /** Its length: past REFUSAL_KEPT characters it is counted, not kept. */
-  private refusalLength = 0;
-  private readonly calls: CallState[] = [];
-  private readonly callsByKey = new Map<string, CallState>();
+  #refusalLength = 0;
+  readonly #calls: CallState[] = [];
+  readonly #callsByKey = new Map<string, CallState>();
 
   constructor(options: ProviderDecoderOptions, sink: ProviderSink) {
     checkOptionNames('createProviderDecoder', options, PROVIDER_DECODER_OPTIONS);
@@ -195,28 +195,28 @@ class Decoder implements ProviderDecoder, FormatContext {
     checkPositiveInteger('maxEventLength', options.maxEventLength, 'characters');
     checkPositiveInteger('maxArgumentsLength', options.maxArgumentsLength, 'characters');
     checkChoice('keepToolArguments', options.keepToolArguments, [true, false]);
-    this.sink = sink;
-    this.binaryAllowed = options.input === 'auto' || options.input === 'bedrock';
-    if (options.input !== 'auto') this.setFormat(wireFormat(options.input));
-    this.maxLength = options.maxEventLength ?? DEFAULT_MAX_LINE_LENGTH;
+    this.#sink = sink;
+    this.#binaryAllowed = options.input === 'auto' || options.input === 'bedrock';
+    if (options.input !== 'auto') this.#setFormat(wireFormat(options.input));
+    this.#maxLength = options.maxEventLength ?? DEFAULT_MAX_LINE_LENGTH;
     this.maxArgumentsLength = options.maxArgumentsLength ?? DEFAULT_MAX_ARGUMENTS_LENGTH;
-    this.keepArguments = options.keepToolArguments ?? true;
-    this.framer = new EventFramer(this.maxLength, {
-      event: (data, name, line, offset, final) => this.event(data, name, line, offset, final),
-      report: (reason, line, offset, text, message) => this.diagnose(reason, line, offset, text, message),
+    this.#keepArguments = options.keepToolArguments ?? true;
+    this.#framer = new EventFramer(this.#maxLength, {
+      event: (data, name, line, offset, final) => this.#event(data, name, line, offset, final),
+      report: (reason, line, offset, text, message) => this.#diagnose(reason, line, offset, text, message),
     });
   }
 
   get complete(): boolean {
-    return this.finished || this.done;
+    return this.finished || this.#done;
   }
 
   get doneMarker(): boolean {
-    return this.done;
+    return this.#done;
   }
 
   get toolCalls(): readonly ToolCall[] {
-    return this.calls
+    return this.#calls
       .filter((c) => !c.dropped)
       .map((c) => ({
         key: c.key,
@@ -229,89 +229,90 @@ class Decoder implements ProviderDecoder, FormatContext {
   }
 
   bytes(chunk: Uint8Array): boolean {
-    if (this.body === BODY_UNDECIDED) {
-      if (!this.binaryAllowed) {
-        this.body = BODY_TEXT;
+    if (this.#body === BODY_UNDECIDED) {
+      if (!this.#binaryAllowed) {
+        this.#body = BODY_TEXT;
       } else if (chunk.length > 0) {
         if (!looksBinary(chunk[0] as number)) {
-          this.body = BODY_TEXT;
+          this.#body = BODY_TEXT;
         } else {
-          this.body = BODY_BINARY;
-          if (this.format === undefined) this.setFormat(bedrock);
-          this.binary = new EventStreamFramer(this.maxLength, {
-            message: (headers, payload, frame, offset) => this.frame(headers, payload, frame, offset),
-            report: (reason, frame, offset, excerpt, message) => this.diagnose(reason, frame, offset, excerpt, message),
+          this.#body = BODY_BINARY;
+          if (this.#format === undefined) this.#setFormat(bedrock);
+          this.#binary = new EventStreamFramer(this.#maxLength, {
+            message: (headers, payload, frame, offset) => this.#frame(headers, payload, frame, offset),
+            report: (reason, frame, offset, excerpt, message) =>
+              this.#diagnose(reason, frame, offset, excerpt, message),
           });
-          this.flushMetadata();
+          this.#flushMetadata();
         }
       }
     }
-    if (this.body !== BODY_BINARY) return false;
-    if (!this.ended) (this.binary as EventStreamFramer).write(chunk);
+    if (this.#body !== BODY_BINARY) return false;
+    if (!this.#ended) (this.#binary as EventStreamFramer).write(chunk);
     return true;
   }
 
   write(text: string): void {
-    if (this.ended) return;
-    if (this.body === BODY_BINARY) {
-      this.encoder ??= new (
+    if (this.#ended) return;
+    if (this.#body === BODY_BINARY) {
+      this.#encoder ??= new (
         globalThis as unknown as { TextEncoder: new () => { encode(t: string): Uint8Array } }
       ).TextEncoder();
-      this.bytes(this.encoder.encode(text));
+      this.bytes(this.#encoder.encode(text));
       return;
     }
-    if (this.body === BODY_UNDECIDED && text !== '') this.body = BODY_TEXT;
-    this.framer.write(text);
+    if (this.#body === BODY_UNDECIDED && text !== '') this.#body = BODY_TEXT;
+    this.#framer.write(text);
   }
 
   end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    const end = this.binary === undefined ? this.framer.end() : this.binary.finish();
+    if (this.#ended) return;
+    this.#ended = true;
+    const end = this.#binary === undefined ? this.#framer.end() : this.#binary.finish();
     this.reportRefusal();
-    if (this.unreportedIgnored > 0) {
-      this.diagnose(
+    if (this.#unreportedIgnored > 0) {
+      this.#diagnose(
         DiagnosticReason.unrecognized,
         end.line,
         end.offset,
         '',
-        `${this.unreportedIgnored} more event(s) of an unrecognised shape were ignored`,
+        `${this.#unreportedIgnored} more event(s) of an unrecognised shape were ignored`,
       );
     }
-    if (this.format === undefined) {
+    if (this.#format === undefined) {
       if (this.stats.events === 0) {
-        this.diagnose(DiagnosticReason.truncated, end.line, end.offset, '', 'the input holds no provider event');
+        this.#diagnose(DiagnosticReason.truncated, end.line, end.offset, '', 'the input holds no provider event');
       }
     } else if (!this.finished && this.error === undefined) {
-      this.cut(`the stream ended before ${this.reader?.endMarker ?? this.format.endMarker}`, end.line, end.offset);
+      this.cut(`the stream ended before ${this.#reader?.endMarker ?? this.#format.endMarker}`, end.line, end.offset);
     } else {
-      this.cutOpenCalls(end.line, end.offset);
+      this.#cutOpenCalls(end.line, end.offset);
     }
-    this.flushMetadata();
+    this.#flushMetadata();
   }
 
   // ---- Events ---------------------------------------------------------------------------
 
-  private event(data: string, name: string | undefined, line: number, offset: number, final: boolean): void {
-    this.decodeEvent(data, name, { line, offset, data }, final);
-    this.flushMetadata();
+  #event(data: string, name: string | undefined, line: number, offset: number, final: boolean): void {
+    this.#decodeEvent(data, name, { line, offset, data }, final);
+    this.#flushMetadata();
   }
 
-  private decodeEvent(data: string, name: string | undefined, at: EventAt, final: boolean): void {
+  #decodeEvent(data: string, name: string | undefined, at: EventAt, final: boolean): void {
     this.stats.events++;
-    this.decodingLine = at.line;
-    this.decodingOffset = at.offset;
-    if (this.done) {
+    this.#decodingLine = at.line;
+    this.#decodingOffset = at.offset;
+    if (this.#done) {
       this.stats.ignoredEvents++;
-      if (!this.afterDoneReported) {
-        this.afterDoneReported = true;
+      if (!this.#afterDoneReported) {
+        this.#afterDoneReported = true;
         this.report(DiagnosticReason.syntax, at, 'event after [DONE] ignored (and any that follow)');
       }
       return;
     }
     if (data === '[DONE]' || (data.length < 16 && data.trim() === '[DONE]')) {
-      this.done = true;
-      this.reader?.done?.();
+      this.#done = true;
+      this.#reader?.done?.();
       return;
     }
     let event: unknown;
@@ -328,7 +329,7 @@ class Decoder implements ProviderDecoder, FormatContext {
       else this.report(DiagnosticReason.syntax, at, `event data is not JSON (${why}); skipped`);
       return;
     }
-    this.decodeObject(event, name, at);
+    this.#decodeObject(event, name, at);
   }
 
   /**
@@ -336,11 +337,11 @@ class Decoder implements ProviderDecoder, FormatContext {
    * has it; an `exception` (`:exception-type`, payload `{"message"}`) or an `error`
    * (`:error-code`, `:error-message`) is a provider error.
    */
-  private frame(headers: Readonly<Record<string, string>>, payload: string, frame: number, offset: number): void {
+  #frame(headers: Readonly<Record<string, string>>, payload: string, frame: number, offset: number): void {
     const at: EventAt = { line: frame, offset, data: payload };
     this.stats.events++;
-    this.decodingLine = frame;
-    this.decodingOffset = offset;
+    this.#decodingLine = frame;
+    this.#decodingOffset = offset;
     const type = headers[':message-type'] ?? 'event';
     if (type === 'error') {
       this.providerError(
@@ -366,20 +367,20 @@ class Decoder implements ProviderDecoder, FormatContext {
         const message = isObject(body) ? (body.message ?? body.Message) : undefined;
         this.providerError(errorFrom(message ?? (payload || 'exception frame'), headers[':exception-type']), at);
       } else if (type !== 'event') {
-        this.unrecognized(at, `event-stream message type ${JSON.stringify(type)}`);
+        this.#unrecognized(at, `event-stream message type ${JSON.stringify(type)}`);
       } else if (body !== undefined) {
         const name = headers[':event-type'];
         if (name === undefined || !isObject(body))
-          this.unrecognized(at, 'event-stream event without an :event-type or an object payload');
-        else this.decodeObject({ [name]: body }, undefined, at);
+          this.#unrecognized(at, 'event-stream event without an :event-type or an object payload');
+        else this.#decodeObject({ [name]: body }, undefined, at);
       }
     }
-    this.flushMetadata();
+    this.#flushMetadata();
   }
 
-  private decodeObject(event: unknown, name: string | undefined, at: EventAt): void {
+  #decodeObject(event: unknown, name: string | undefined, at: EventAt): void {
     if (!isObject(event)) {
-      this.unrecognized(at, 'event data is JSON but not an object');
+      this.#unrecognized(at, 'event data is JSON but not an object');
       return;
     }
     const error = errorOf(event, name);
@@ -387,34 +388,34 @@ class Decoder implements ProviderDecoder, FormatContext {
       this.providerError(error, at);
       return;
     }
-    if (this.format === undefined) {
+    if (this.#format === undefined) {
       const format = detectFormat(event);
       if (format === undefined) {
-        this.unrecognized(at, `event of an unknown format; ${AUTO_RECOGNISES}`);
+        this.#unrecognized(at, `event of an unknown format; ${AUTO_RECOGNISES}`);
         return;
       }
-      this.setFormat(format);
-    } else if (!this.format.recognises(event)) {
-      this.unrecognized(at, `not an event of the ${this.format.name} stream format`);
+      this.#setFormat(format);
+    } else if (!this.#format.recognises(event)) {
+      this.#unrecognized(at, `not an event of the ${this.#format.name} stream format`);
       return;
     }
-    this.reader?.event(event, at);
+    this.#reader?.event(event, at);
   }
 
-  private setFormat(format: WireFormat): void {
-    this.format = format;
-    this.reader = format.create(this);
+  #setFormat(format: WireFormat): void {
+    this.#format = format;
+    this.#reader = format.create(this);
     this.provider = format.name;
-    this.metadataChanged = true;
+    this.#metadataChanged = true;
   }
 
-  private unrecognized(at: EventAt, message: string): void {
+  #unrecognized(at: EventAt, message: string): void {
     this.stats.ignoredEvents++;
-    if (this.unrecognizedReported) {
-      this.unreportedIgnored++;
+    if (this.#unrecognizedReported) {
+      this.#unreportedIgnored++;
       return;
     }
-    this.unrecognizedReported = true;
+    this.#unrecognizedReported = true;
     this.report(DiagnosticReason.unrecognized, at, `${message}; ignored`);
   }
 
@@ -428,19 +429,19 @@ class Decoder implements ProviderDecoder, FormatContext {
   // ---- Shared delivery (the context of format modules) ------------------------------------
 
   emitText(delta: string | undefined): void {
-    if (delta !== undefined && delta !== '') this.sink.text(delta);
+    if (delta !== undefined && delta !== '') this.#sink.text(delta);
   }
 
   emitReasoning(delta: string | undefined): void {
-    if (delta !== undefined && delta !== '') this.sink.reasoning?.(delta);
+    if (delta !== undefined && delta !== '') this.#sink.reasoning?.(delta);
   }
 
   findCall(key: string): CallState | undefined {
-    return this.callsByKey.get(key);
+    return this.#callsByKey.get(key);
   }
 
   call(key: string, index: number, id: string | undefined, name: string | undefined): CallState {
-    let call = this.callsByKey.get(key);
+    let call = this.#callsByKey.get(key);
     if (call === undefined) {
       call = {
         key,
@@ -456,8 +457,8 @@ class Decoder implements ProviderDecoder, FormatContext {
         reported: false,
         lateReported: false,
       };
-      this.calls.push(call);
-      this.callsByKey.set(key, call);
+      this.#calls.push(call);
+      this.#callsByKey.set(key, call);
     }
     // Later chunks of a call may repeat an empty id or name (Mistral, Qwen): keep the first real one.
     if (call.id === undefined && id !== undefined && id !== '') call.id = id;
@@ -471,10 +472,10 @@ class Decoder implements ProviderDecoder, FormatContext {
       // The provider closed this call already: a late piece cannot join arguments handed out as complete.
       if (!call.lateReported) {
         call.lateReported = true;
-        this.diagnose(
+        this.#diagnose(
           DiagnosticReason.unrecognized,
-          this.decodingLine,
-          this.decodingOffset,
+          this.#decodingLine,
+          this.#decodingOffset,
           delta,
           `tool call ${call.key} received arguments after the provider closed it; ignored`,
         );
@@ -485,10 +486,10 @@ class Decoder implements ProviderDecoder, FormatContext {
       this.dropCall(call, call.pieces === '' ? delta : call.pieces);
       return;
     }
-    if (this.keepArguments) call.pieces += delta;
+    if (this.#keepArguments) call.pieces += delta;
     call.length += delta.length;
     if (call.blank && delta.trim() !== '') call.blank = false;
-    this.sink.toolArguments?.(call.key, delta, infoOf(call));
+    this.#sink.toolArguments?.(call.key, delta, infoOf(call));
   }
 
   /**
@@ -505,15 +506,15 @@ class Decoder implements ProviderDecoder, FormatContext {
     call.pieces = '';
     const info = infoOf(call);
     countDiagnostic(this.stats.diagnostics, DiagnosticReason.tooLong);
-    this.sink.diagnostic({
+    this.#sink.diagnostic({
       reason: DiagnosticReason.tooLong,
-      line: this.decodingLine,
-      offset: this.decodingOffset,
+      line: this.#decodingLine,
+      offset: this.#decodingOffset,
       excerpt: excerptAround(excerpt, 0),
       message: `tool call ${call.index}${call.name === undefined ? '' : ` (${quoteInput(call.name, 60)})`}: its arguments are longer than maxArgumentsLength (${this.maxArgumentsLength} characters); the call is dropped`,
       toolCall: info,
     });
-    this.sink.toolCallDropped?.(call.key, info);
+    this.#sink.toolCallDropped?.(call.key, info);
   }
 
   close(call: CallState): void {
@@ -527,13 +528,13 @@ class Decoder implements ProviderDecoder, FormatContext {
 
   finishSegment(): void {
     this.finished = true;
-    for (const call of this.calls) this.close(call);
+    for (const call of this.#calls) this.close(call);
     this.reportRefusal();
   }
 
   refuse(text: string): void {
-    if (this.refusal.length < REFUSAL_KEPT) this.refusal += text.slice(0, REFUSAL_KEPT - this.refusal.length);
-    this.refusalLength += text.length;
+    if (this.#refusal.length < REFUSAL_KEPT) this.#refusal += text.slice(0, REFUSAL_KEPT - this.#refusal.length);
+    this.#refusalLength += text.length;
   }
 
   /**
@@ -541,53 +542,53 @@ class Decoder implements ProviderDecoder, FormatContext {
    * dropping it would leave an empty answer with no reason: it is reported once the message ends.
    */
   reportRefusal(): void {
-    if (this.refusalLength === 0) return;
-    let text = this.refusal;
-    const length = this.refusalLength;
-    this.refusal = '';
-    this.refusalLength = 0;
+    if (this.#refusalLength === 0) return;
+    let text = this.#refusal;
+    const length = this.#refusalLength;
+    this.#refusal = '';
+    this.#refusalLength = 0;
     if (length > text.length) {
       // The message quotes the start of a long refusal and says how long it was.
       const code = text.charCodeAt(text.length - 1);
       if (code >= 0xd800 && code <= 0xdbff) text = text.slice(0, -1);
       text = `${text}… (${length} characters)`;
     }
-    this.diagnose(
+    this.#diagnose(
       DiagnosticReason.providerError,
-      this.decodingLine,
-      this.decodingOffset,
+      this.#decodingLine,
+      this.#decodingOffset,
       text,
       `the model refused: ${text}`,
     );
   }
 
   startMessage(startMarker: string, endMarker: string, at: EventAt): number {
-    if (this.messages > 0 && !this.finished) {
+    if (this.#messages > 0 && !this.finished) {
       this.cut(
-        `message ${this.messages} ended without ${endMarker}: a new ${startMarker} followed`,
+        `message ${this.#messages} ended without ${endMarker}: a new ${startMarker} followed`,
         at.line,
         at.offset,
       );
     }
     this.finished = false;
-    return ++this.messages;
+    return ++this.#messages;
   }
 
   cut(message: string, line: number, offset: number): void {
-    const open = this.openCalls();
+    const open = this.#openCalls();
     const calls = open.map((c) => `${c.key}${c.name === undefined ? '' : ` (${c.name})`} after ${c.length} characters`);
     const text = calls.length === 0 ? message : `${message}; tool call(s) cut off: ${calls.join(', ')}`;
-    this.diagnose(DiagnosticReason.truncated, line, offset, open[0]?.pieces ?? '', text, open[0]?.pieces.length ?? 0);
+    this.#diagnose(DiagnosticReason.truncated, line, offset, open[0]?.pieces ?? '', text, open[0]?.pieces.length ?? 0);
   }
 
   /** Reports tool calls still open once the stream is otherwise complete. */
-  private cutOpenCalls(line: number, offset: number): void {
-    if (this.calls.some((c) => !c.complete && !c.reported))
+  #cutOpenCalls(line: number, offset: number): void {
+    if (this.#calls.some((c) => !c.complete && !c.reported))
       this.cut('the stream ended with tool calls open', line, offset);
   }
 
-  private openCalls(): CallState[] {
-    const open = this.calls.filter((c) => !c.complete && !c.reported);
+  #openCalls(): CallState[] {
+    const open = this.#calls.filter((c) => !c.complete && !c.reported);
     for (const c of open) c.reported = true;
     return open;
   }
@@ -597,14 +598,14 @@ class Decoder implements ProviderDecoder, FormatContext {
   setModel(model: unknown): void {
     if (typeof model === 'string' && model !== '' && model !== this.model) {
       this.model = model;
-      this.metadataChanged = true;
+      this.#metadataChanged = true;
     }
   }
 
   setFinishReason(reason: string | undefined): void {
     if (reason !== this.finishReason) {
       this.finishReason = reason;
-      this.metadataChanged = true;
+      this.#metadataChanged = true;
     }
   }
 
@@ -612,14 +613,14 @@ class Decoder implements ProviderDecoder, FormatContext {
     if (usage !== undefined && Object.keys(usage).length === 0) usage = undefined;
     if (!sameUsage(usage, this.usage)) {
       this.usage = usage;
-      this.metadataChanged = true;
+      this.#metadataChanged = true;
     }
   }
 
-  private flushMetadata(): void {
-    if (!this.metadataChanged) return;
-    this.metadataChanged = false;
-    this.sink.metadata?.({
+  #flushMetadata(): void {
+    if (!this.#metadataChanged) return;
+    this.#metadataChanged = false;
+    this.#sink.metadata?.({
       ...(this.provider === undefined ? {} : { provider: this.provider }),
       ...(this.model === undefined ? {} : { model: this.model }),
       ...(this.finishReason === undefined ? {} : { finishReason: this.finishReason }),
@@ -628,10 +629,10 @@ class Decoder implements ProviderDecoder, FormatContext {
   }
 
   report(reason: Diagnostic['reason'], at: EventAt, message: string): void {
-    this.diagnose(reason, at.line, at.offset, at.data, message);
+    this.#diagnose(reason, at.line, at.offset, at.data, message);
   }
 
-  private diagnose(
+  #diagnose(
     reason: Diagnostic['reason'],
     line: number,
     offset: number,
@@ -640,7 +641,7 @@ class Decoder implements ProviderDecoder, FormatContext {
     excerptAt = 0,
   ): void {
     countDiagnostic(this.stats.diagnostics, reason);
-    this.sink.diagnostic({ reason, line, offset, excerpt: excerptAround(text, excerptAt), message });
+    this.#sink.diagnostic({ reason, line, offset, excerpt: excerptAround(text, excerptAt), message });
   }
 }
 

@@ -75,29 +75,31 @@ export function looksBinary(first: number): boolean {
 }
 
 export class EventStreamFramer {
-  private readonly codec: EventStreamCodec;
-  private readonly decoder: { decode(input?: Uint8Array): string };
+  readonly #codec: EventStreamCodec;
+  readonly #decoder: { decode(input?: Uint8Array): string };
   /** Bytes received and not yet framed: `buffer[start, end)`. */
-  private buffer = new Uint8Array(0);
-  private start = 0;
-  private end = 0;
+  #buffer = new Uint8Array(0);
+  #start = 0;
+  #end = 0;
   /** Byte offset in the body of `buffer[start]`. */
-  private offset = 0;
+  #offset = 0;
   /** Bytes of a too-long frame still to skip as they arrive. */
-  private skipping = 0;
+  #skipping = 0;
   /** Inside a run of bytes that are not a frame (reported once). */
-  private resyncing = false;
-  private frames = 0;
+  #resyncing = false;
+  #frames = 0;
 
-  constructor(
-    private readonly maxLength: number,
-    private readonly sink: FrameSink,
-  ) {
+  readonly #maxLength: number;
+  readonly #sink: FrameSink;
+
+  constructor(maxLength: number, sink: FrameSink) {
+    this.#maxLength = maxLength;
+    this.#sink = sink;
     const { TextDecoder, TextEncoder } = utf8();
     const decoder = new TextDecoder('utf-8');
     const encoder = new TextEncoder();
-    this.decoder = decoder;
-    this.codec = new EventStreamCodec(
+    this.#decoder = decoder;
+    this.#codec = new EventStreamCodec(
       (bytes) => decoder.decode(bytes),
       (text) => encoder.encode(text),
     );
@@ -105,114 +107,114 @@ export class EventStreamFramer {
 
   write(chunk: Uint8Array): void {
     let from = 0;
-    if (this.skipping > 0) {
-      from = Math.min(this.skipping, chunk.length);
-      this.skipping -= from;
-      this.offset += from;
+    if (this.#skipping > 0) {
+      from = Math.min(this.#skipping, chunk.length);
+      this.#skipping -= from;
+      this.#offset += from;
       if (from === chunk.length) return;
     }
-    this.append(chunk, from);
-    this.frame();
+    this.#append(chunk, from);
+    this.#frame();
   }
 
   /** Reports a frame the end of the body cut; returns where the end is (next frame number, byte offset). */
   finish(): { readonly line: number; readonly offset: number } {
-    const left = this.end - this.start;
+    const left = this.#end - this.#start;
     // A too-long frame was reported when it was discarded, bytes that are not a frame when found.
-    if (this.skipping === 0 && left > 0 && !this.resyncing) {
-      const frame = ++this.frames;
-      const total = left >= 4 ? uint32(this.buffer, this.start) : undefined;
-      this.sink.report(
+    if (this.#skipping === 0 && left > 0 && !this.#resyncing) {
+      const frame = ++this.#frames;
+      const total = left >= 4 ? uint32(this.#buffer, this.#start) : undefined;
+      this.#sink.report(
         DiagnosticReason.truncated,
         frame,
-        this.offset,
+        this.#offset,
         '',
         `the stream ended inside event-stream frame ${frame}: ${left} of ${total === undefined ? 'its' : total} bytes arrived`,
       );
     }
-    return { line: this.frames + 1, offset: this.offset + left };
+    return { line: this.#frames + 1, offset: this.#offset + left };
   }
 
-  private append(chunk: Uint8Array, from: number): void {
+  #append(chunk: Uint8Array, from: number): void {
     const length = chunk.length - from;
     if (length === 0) return;
-    if (this.end + length > this.buffer.length) {
-      const kept = this.end - this.start;
-      if (kept + length <= this.buffer.length && this.start >= kept) {
+    if (this.#end + length > this.#buffer.length) {
+      const kept = this.#end - this.#start;
+      if (kept + length <= this.#buffer.length && this.#start >= kept) {
         // Compact in place when it frees at least as much as it moves (linear overall).
-        this.buffer.copyWithin(0, this.start, this.end);
+        this.#buffer.copyWithin(0, this.#start, this.#end);
       } else {
-        const next = new Uint8Array(Math.max(kept + length, this.buffer.length * 2, 64));
-        next.set(this.buffer.subarray(this.start, this.end), 0);
-        this.buffer = next;
+        const next = new Uint8Array(Math.max(kept + length, this.#buffer.length * 2, 64));
+        next.set(this.#buffer.subarray(this.#start, this.#end), 0);
+        this.#buffer = next;
       }
-      this.start = 0;
-      this.end = kept;
+      this.#start = 0;
+      this.#end = kept;
     }
-    this.buffer.set(from === 0 ? chunk : chunk.subarray(from), this.end);
-    this.end += length;
+    this.#buffer.set(from === 0 ? chunk : chunk.subarray(from), this.#end);
+    this.#end += length;
   }
 
   /** Frames every complete frame in the buffer. */
-  private frame(): void {
-    const bytes = this.buffer;
-    while (this.end - this.start >= PRELUDE) {
-      const at = this.start;
+  #frame(): void {
+    const bytes = this.#buffer;
+    while (this.#end - this.#start >= PRELUDE) {
+      const at = this.#start;
       const total = uint32(bytes, at);
       const headers = uint32(bytes, at + 4);
       if (total < OVERHEAD || headers > total - OVERHEAD || crc32(bytes, at, at + 8) !== uint32(bytes, at + 8)) {
-        this.notAFrame();
+        this.#notAFrame();
         continue;
       }
-      if (total > this.maxLength) {
-        this.resyncing = false;
-        const frame = ++this.frames;
-        this.sink.report(
+      if (total > this.#maxLength) {
+        this.#resyncing = false;
+        const frame = ++this.#frames;
+        this.#sink.report(
           DiagnosticReason.tooLong,
           frame,
-          this.offset,
+          this.#offset,
           '',
-          `event-stream frame of ${total} bytes is longer than maxEventLength (${this.maxLength} bytes); discarded`,
+          `event-stream frame of ${total} bytes is longer than maxEventLength (${this.#maxLength} bytes); discarded`,
         );
-        const available = this.end - at;
+        const available = this.#end - at;
         const skipped = Math.min(total, available);
-        this.start += skipped;
-        this.offset += skipped;
-        this.skipping = total - skipped;
+        this.#start += skipped;
+        this.#offset += skipped;
+        this.#skipping = total - skipped;
         continue;
       }
-      if (this.end - at < total) return;
-      this.resyncing = false;
-      const frame = ++this.frames;
-      const offset = this.offset;
-      this.start += total;
-      this.offset += total;
-      this.decode(bytes.subarray(at, at + total), frame, offset);
+      if (this.#end - at < total) return;
+      this.#resyncing = false;
+      const frame = ++this.#frames;
+      const offset = this.#offset;
+      this.#start += total;
+      this.#offset += total;
+      this.#decode(bytes.subarray(at, at + total), frame, offset);
     }
   }
 
   /** The byte at `start` does not begin a frame: skip it, reporting the first of a run. */
-  private notAFrame(): void {
-    if (!this.resyncing) {
-      this.resyncing = true;
-      this.sink.report(
+  #notAFrame(): void {
+    if (!this.#resyncing) {
+      this.#resyncing = true;
+      this.#sink.report(
         DiagnosticReason.syntax,
-        this.frames + 1,
-        this.offset,
+        this.#frames + 1,
+        this.#offset,
         '',
         'bytes that are not an event-stream frame (wrong prelude length or CRC); skipped up to the next valid frame',
       );
     }
-    this.start++;
-    this.offset++;
+    this.#start++;
+    this.#offset++;
   }
 
-  private decode(bytes: Uint8Array, frame: number, offset: number): void {
+  #decode(bytes: Uint8Array, frame: number, offset: number): void {
     let headers: Record<string, string>;
     let body: Uint8Array;
     try {
       // The codec keeps no reference to the bytes: the buffer may be reused once it returns.
-      const message = this.codec.decode(bytes);
+      const message = this.#codec.decode(bytes);
       body = message.body;
       // Header names are the sender's: a null-prototype record, so `__proto__` or `constructor` is
       // just a header (and a missing `:event-type` is not found on Object.prototype).
@@ -222,7 +224,7 @@ export class EventStreamFramer {
         if (header?.type === 'string') headers[name] = header.value;
       }
     } catch (error) {
-      this.sink.report(
+      this.#sink.report(
         DiagnosticReason.syntax,
         frame,
         offset,
@@ -231,6 +233,6 @@ export class EventStreamFramer {
       );
       return;
     }
-    this.sink.message(headers, this.decoder.decode(body), frame, offset);
+    this.#sink.message(headers, this.#decoder.decode(body), frame, offset);
   }
 }

@@ -53,93 +53,95 @@ function firstNonBlank(s: string): number {
 }
 
 export class EventFramer {
-  private readonly parser: EventSourceParser;
+  readonly #parser: EventSourceParser;
 
   // Line framing.
-  private framing = FRAMING_UNKNOWN;
-  private atStart = true;
+  #framing = FRAMING_UNKNOWN;
+  #atStart = true;
   /** The first non-blank character was seen (it decides a JSON-array body at once). */
-  private sawFirst = false;
-  private array: JsonArrayFramer | undefined;
-  private pending = '';
-  private discarding = false; // the line being framed is too long: its text is counted, not kept
-  private discardedLength = 0;
-  private discardedHead = ''; // the first EXCERPT_HEAD characters of a discarded line
+  #sawFirst = false;
+  #array: JsonArrayFramer | undefined;
+  #pending = '';
+  #discarding = false; // the line being framed is too long: its text is counted, not kept
+  #discardedLength = 0;
+  #discardedHead = ''; // the first EXCERPT_HEAD characters of a discarded line
   /**
    * An SSE event too long to keep was reported: its lines are counted, not kept, up to the blank
    * line that ends it, so that no piece of it is dispatched as an event of its own.
    */
-  private skippingEvent = false;
-  private skipLineFeed = false;
-  private lineNumber = 0; // lines completed
-  private lineStart = 0; // offset of the line being framed
-  private lastLineOpen = false; // the last line completed had no line break (the end of input)
+  #skippingEvent = false;
+  #skipLineFeed = false;
+  #lineNumber = 0; // lines completed
+  #lineStart = 0; // offset of the line being framed
+  #lastLineOpen = false; // the last line completed had no line break (the end of input)
 
   // SSE event being assembled, and the one being dispatched.
-  private eventLine = 0;
-  private eventOffset = 0;
-  private eventHead = ''; // the first EXCERPT_HEAD characters of the event's lines, for a too-long excerpt
-  private currentLine = 0;
-  private currentOffset = 0;
-  private dispatchLine = 0;
-  private dispatchOffset = 0;
-  private atEnd = false;
-  private parserOverflow = false;
+  #eventLine = 0;
+  #eventOffset = 0;
+  #eventHead = ''; // the first EXCERPT_HEAD characters of the event's lines, for a too-long excerpt
+  #currentLine = 0;
+  #currentOffset = 0;
+  #dispatchLine = 0;
+  #dispatchOffset = 0;
+  #atEnd = false;
+  #parserOverflow = false;
 
-  constructor(
-    private readonly maxLength: number,
-    private readonly sink: FramerSink,
-  ) {
-    this.parser = createParser({
-      onEvent: (event) => this.sseEvent(event),
-      onError: (error) => this.sseError(error),
+  readonly #maxLength: number;
+  readonly #sink: FramerSink;
+
+  constructor(maxLength: number, sink: FramerSink) {
+    this.#maxLength = maxLength;
+    this.#sink = sink;
+    this.#parser = createParser({
+      onEvent: (event) => this.#sseEvent(event),
+      onError: (error) => this.#sseError(error),
       maxBufferSize: maxLength,
     });
   }
 
   write(text: string): void {
-    if (this.atStart && text.length > 0) {
-      this.atStart = false;
+    if (this.#atStart && text.length > 0) {
+      this.#atStart = false;
       // A byte-order mark is encoding metadata, not content (TextDecoder drops it the same way).
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
-    if (this.array !== undefined) {
-      this.array.write(text);
+    if (this.#array !== undefined) {
+      this.#array.write(text);
       return;
     }
-    if (!this.sawFirst) {
+    if (!this.#sawFirst) {
       const first = firstNonBlank(text);
       if (first < text.length) {
-        this.sawFirst = true;
+        this.#sawFirst = true;
         if (text.charCodeAt(first) === 0x5b) {
           // A JSON array is framed by its elements, not its lines: a compact array is one line.
-          this.writeLines(text.slice(0, first));
-          this.framing = FRAMING_JSON_ARRAY;
-          this.skipLineFeed = false;
-          this.array = new JsonArrayFramer(
-            this.maxLength,
-            this.sink,
-            this.lineNumber + 1,
-            this.lineStart + this.pending.length,
+          this.#writeLines(text.slice(0, first));
+          this.#framing = FRAMING_JSON_ARRAY;
+          this.#skipLineFeed = false;
+          this.#array = new JsonArrayFramer(
+            this.#maxLength,
+            this.#sink,
+            this.#lineNumber + 1,
+            this.#lineStart + this.#pending.length,
           );
-          this.pending = '';
-          this.array.write(text.slice(first));
+          this.#pending = '';
+          this.#array.write(text.slice(first));
           return;
         }
       }
     }
-    this.writeLines(text);
+    this.#writeLines(text);
   }
 
-  private writeLines(text: string): void {
+  #writeLines(text: string): void {
     const n = text.length;
     let i = 0;
-    if (this.skipLineFeed && n > 0) {
+    if (this.#skipLineFeed && n > 0) {
       // The second half of a `\r\n` split between chunks.
-      this.skipLineFeed = false;
+      this.#skipLineFeed = false;
       if (text.charCodeAt(0) === LF) {
         i = 1;
-        this.lineStart++;
+        this.#lineStart++;
       }
     }
     // Each search result is kept until passed, so every character is searched once per kind.
@@ -155,103 +157,103 @@ export class EventFramer {
         if (end + 1 < n) {
           if (text.charCodeAt(end + 1) === LF) terminator = 2;
         } else {
-          this.skipLineFeed = true;
+          this.#skipLineFeed = true;
         }
       }
-      this.completeLine(text.slice(i, end), terminator, false);
+      this.#completeLine(text.slice(i, end), terminator, false);
       i = end + terminator;
     }
-    if (i < n) this.append(i === 0 ? text : text.slice(i));
+    if (i < n) this.#append(i === 0 ? text : text.slice(i));
   }
 
   /** Frames what the end of the body completes (the last line, an unterminated event); returns where the end is. */
   end(): EndPosition {
-    if (this.array !== undefined) return this.array.end();
-    this.skipLineFeed = false;
-    if (this.discarding || this.pending !== '' || this.discardedLength > 0) this.completeLine('', 0, true);
+    if (this.#array !== undefined) return this.#array.end();
+    this.#skipLineFeed = false;
+    if (this.#discarding || this.#pending !== '' || this.#discardedLength > 0) this.#completeLine('', 0, true);
     // A discarded event cut by the end of the body was reported when it was discarded.
-    this.skippingEvent = false;
-    const end = { line: this.lastLineOpen ? this.lineNumber : this.lineNumber + 1, offset: this.lineStart };
-    if (this.framing === FRAMING_SSE && this.eventLine !== 0) {
+    this.#skippingEvent = false;
+    const end = { line: this.#lastLineOpen ? this.#lineNumber : this.#lineNumber + 1, offset: this.#lineStart };
+    if (this.#framing === FRAMING_SSE && this.#eventLine !== 0) {
       // The last event had no blank line after it: dispatch it anyway (see the header).
-      this.atEnd = true;
-      this.dispatchLine = this.eventLine;
-      this.dispatchOffset = this.eventOffset;
-      this.eventLine = 0;
-      this.parser.feed('\n');
-      this.atEnd = false;
+      this.#atEnd = true;
+      this.#dispatchLine = this.#eventLine;
+      this.#dispatchOffset = this.#eventOffset;
+      this.#eventLine = 0;
+      this.#parser.feed('\n');
+      this.#atEnd = false;
     }
     return end;
   }
 
   /** Buffers text of the line being framed (no line break in `text`). */
-  private append(text: string): void {
-    if (this.discarding || this.skippingEvent) {
+  #append(text: string): void {
+    if (this.#discarding || this.#skippingEvent) {
       // Memory stays bounded: past the limit, a line's text is counted and let go.
-      this.discardedLength += text.length;
-    } else if (this.pending.length + text.length > this.maxLength) {
-      this.discarding = true;
+      this.#discardedLength += text.length;
+    } else if (this.#pending.length + text.length > this.#maxLength) {
+      this.#discarding = true;
       // The head is the same however the line was chunked: the pending text holds all of it.
-      this.discardedHead =
-        this.pending.length >= EXCERPT_HEAD
-          ? this.pending.slice(0, EXCERPT_HEAD)
-          : this.pending + text.slice(0, EXCERPT_HEAD - this.pending.length);
-      this.discardedLength = this.pending.length + text.length;
-      this.pending = '';
+      this.#discardedHead =
+        this.#pending.length >= EXCERPT_HEAD
+          ? this.#pending.slice(0, EXCERPT_HEAD)
+          : this.#pending + text.slice(0, EXCERPT_HEAD - this.#pending.length);
+      this.#discardedLength = this.#pending.length + text.length;
+      this.#pending = '';
     } else {
-      this.pending += text;
+      this.#pending += text;
     }
   }
 
-  private completeLine(piece: string, terminator: number, final: boolean): void {
-    const lineNo = ++this.lineNumber;
-    const offset = this.lineStart;
+  #completeLine(piece: string, terminator: number, final: boolean): void {
+    const lineNo = ++this.#lineNumber;
+    const offset = this.#lineStart;
     let length: number;
-    if (this.skippingEvent) {
-      length = this.discardedLength + piece.length;
-      this.discardedLength = 0;
+    if (this.#skippingEvent) {
+      length = this.#discardedLength + piece.length;
+      this.#discardedLength = 0;
       // The blank line that ends the discarded event: decoding resumes with the next line.
-      if (length === 0) this.skippingEvent = false;
-    } else if (this.discarding) {
-      length = this.discardedLength + piece.length;
-      const head = this.discardedHead;
-      this.discarding = false;
-      this.discardedLength = 0;
-      this.discardedHead = '';
-      this.tooLong(head, lineNo, offset, length);
+      if (length === 0) this.#skippingEvent = false;
+    } else if (this.#discarding) {
+      length = this.#discardedLength + piece.length;
+      const head = this.#discardedHead;
+      this.#discarding = false;
+      this.#discardedLength = 0;
+      this.#discardedHead = '';
+      this.#tooLong(head, lineNo, offset, length);
     } else {
-      const line = this.pending === '' ? piece : this.pending + piece;
-      this.pending = '';
+      const line = this.#pending === '' ? piece : this.#pending + piece;
+      this.#pending = '';
       length = line.length;
-      if (length > this.maxLength) this.tooLong(line.slice(0, EXCERPT_HEAD), lineNo, offset, length);
-      else this.line(line, lineNo, offset, final);
+      if (length > this.#maxLength) this.#tooLong(line.slice(0, EXCERPT_HEAD), lineNo, offset, length);
+      else this.#line(line, lineNo, offset, final);
     }
-    this.lineStart = offset + length + terminator;
-    this.lastLineOpen = terminator === 0;
+    this.#lineStart = offset + length + terminator;
+    this.#lastLineOpen = terminator === 0;
   }
 
   /** A line longer than the limit: under SSE its whole event goes, under JSON lines the line. */
-  private tooLong(head: string, lineNo: number, offset: number, length: number): void {
-    if (this.framing === FRAMING_UNKNOWN) {
+  #tooLong(head: string, lineNo: number, offset: number, length: number): void {
+    if (this.#framing === FRAMING_UNKNOWN) {
       // The head decides the framing as the whole line would have (its first non-blank character).
       const i = firstNonSpace(head);
-      if (i < head.length) this.framing = head.charCodeAt(i) === 0x7b ? FRAMING_JSON_LINES : FRAMING_SSE;
+      if (i < head.length) this.#framing = head.charCodeAt(i) === 0x7b ? FRAMING_JSON_LINES : FRAMING_SSE;
     }
-    if (this.framing === FRAMING_SSE) {
-      if (this.eventLine === 0) {
-        this.eventLine = lineNo;
-        this.eventOffset = offset;
-        this.eventHead = head;
+    if (this.#framing === FRAMING_SSE) {
+      if (this.#eventLine === 0) {
+        this.#eventLine = lineNo;
+        this.#eventOffset = offset;
+        this.#eventHead = head;
       }
-      this.discardEvent(`its line ${lineNo} alone has ${length} characters`);
+      this.#discardEvent(`its line ${lineNo} alone has ${length} characters`);
       return;
     }
-    this.sink.report(
+    this.#sink.report(
       DiagnosticReason.tooLong,
       lineNo,
       offset,
       head,
-      `line of ${length} characters is longer than maxEventLength (${this.maxLength} characters); discarded`,
+      `line of ${length} characters is longer than maxEventLength (${this.#maxLength} characters); discarded`,
     );
   }
 
@@ -259,68 +261,68 @@ export class EventFramer {
    * Reports the SSE event being assembled as too long, once, where it starts, and drops all of
    * it: what the parser holds now, and every line up to the blank line that ends the event.
    */
-  private discardEvent(why: string): void {
-    this.sink.report(
+  #discardEvent(why: string): void {
+    this.#sink.report(
       DiagnosticReason.tooLong,
-      this.eventLine,
-      this.eventOffset,
-      this.eventHead,
-      `SSE event longer than maxEventLength (${this.maxLength} characters), ${why}; discarded up to the blank line that ends it`,
+      this.#eventLine,
+      this.#eventOffset,
+      this.#eventHead,
+      `SSE event longer than maxEventLength (${this.#maxLength} characters), ${why}; discarded up to the blank line that ends it`,
     );
-    this.parser.reset();
-    this.eventLine = 0;
-    this.eventHead = '';
-    this.skippingEvent = true;
+    this.#parser.reset();
+    this.#eventLine = 0;
+    this.#eventHead = '';
+    this.#skippingEvent = true;
   }
 
-  private line(line: string, lineNo: number, offset: number, final: boolean): void {
-    if (this.framing === FRAMING_UNKNOWN) {
+  #line(line: string, lineNo: number, offset: number, final: boolean): void {
+    if (this.#framing === FRAMING_UNKNOWN) {
       const i = firstNonSpace(line);
       if (i === line.length) return;
-      this.framing = line.charCodeAt(i) === 0x7b ? FRAMING_JSON_LINES : FRAMING_SSE;
+      this.#framing = line.charCodeAt(i) === 0x7b ? FRAMING_JSON_LINES : FRAMING_SSE;
     }
-    if (this.framing === FRAMING_JSON_LINES) {
+    if (this.#framing === FRAMING_JSON_LINES) {
       if (firstNonSpace(line) === line.length) return;
-      this.sink.event(line, undefined, lineNo, offset, final);
+      this.#sink.event(line, undefined, lineNo, offset, final);
       return;
     }
     if (line === '') {
-      if (this.eventLine === 0) return;
-      this.dispatchLine = this.eventLine;
-      this.dispatchOffset = this.eventOffset;
-      this.eventLine = 0;
+      if (this.#eventLine === 0) return;
+      this.#dispatchLine = this.#eventLine;
+      this.#dispatchOffset = this.#eventOffset;
+      this.#eventLine = 0;
     } else {
-      if (this.eventLine === 0) {
-        this.eventLine = lineNo;
-        this.eventOffset = offset;
-        this.eventHead = line.slice(0, EXCERPT_HEAD);
-      } else if (this.eventHead.length < EXCERPT_HEAD) {
-        this.eventHead += `\n${line.slice(0, EXCERPT_HEAD - this.eventHead.length - 1)}`;
+      if (this.#eventLine === 0) {
+        this.#eventLine = lineNo;
+        this.#eventOffset = offset;
+        this.#eventHead = line.slice(0, EXCERPT_HEAD);
+      } else if (this.#eventHead.length < EXCERPT_HEAD) {
+        this.#eventHead += `\n${line.slice(0, EXCERPT_HEAD - this.#eventHead.length - 1)}`;
       }
-      this.currentLine = lineNo;
-      this.currentOffset = offset;
+      this.#currentLine = lineNo;
+      this.#currentOffset = offset;
     }
-    this.parser.feed(`${line}\n`);
-    if (this.parserOverflow) {
-      this.parserOverflow = false;
+    this.#parser.feed(`${line}\n`);
+    if (this.#parserOverflow) {
+      this.#parserOverflow = false;
       // Every line fits but the data joined does not: the rest of the event must not become one.
-      this.discardEvent('its data lines joined');
+      this.#discardEvent('its data lines joined');
     }
   }
 
-  private sseEvent(message: EventSourceMessage): void {
-    this.sink.event(message.data, message.event, this.dispatchLine, this.dispatchOffset, this.atEnd);
+  #sseEvent(message: EventSourceMessage): void {
+    this.#sink.event(message.data, message.event, this.#dispatchLine, this.#dispatchOffset, this.#atEnd);
   }
 
-  private sseError(error: ParseError): void {
+  #sseError(error: ParseError): void {
     if (error.type === 'max-buffer-size-exceeded') {
       // Reported by the line that caused it, once the parser has returned (see `line`).
-      this.parserOverflow = true;
+      this.#parserOverflow = true;
     } else if (error.type === 'unknown-field') {
-      this.sink.report(
+      this.#sink.report(
         DiagnosticReason.prose,
-        this.currentLine,
-        this.currentOffset,
+        this.#currentLine,
+        this.#currentOffset,
         error.line ?? '',
         'not an SSE line (data:, event:, id:, retry: or a : comment); ignored',
       );

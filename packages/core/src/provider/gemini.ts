@@ -108,7 +108,7 @@ class PartialArguments {
         parent = child as Json | unknown[];
       } else {
         const made = container(next);
-        if (!this.set(parent, segment, made)) return false;
+        if (!this.#set(parent, segment, made)) return false;
         this.size += 2;
         parent = made;
       }
@@ -117,21 +117,25 @@ class PartialArguments {
     const current: unknown = (parent as Record<PathSegment, unknown>)[last];
     // A string value continues the string already at its path.
     const appended = typeof value === 'string' && typeof current === 'string';
-    if (!this.set(parent, last, appended ? current + value : value)) return false;
+    if (!this.#set(parent, last, appended ? current + value : value)) return false;
     this.size += typeof value === 'string' ? value.length + (appended ? 0 : 2) : String(value).length;
     return true;
   }
 
   /** Sets a slot, counting what it adds to the JSON (a member's key, an array's new elements). */
-  private set(parent: Json | unknown[], key: PathSegment, value: unknown): boolean {
+  #set(parent: Json | unknown[], key: PathSegment, value: unknown): boolean {
     if (Array.isArray(parent) !== (typeof key === 'number')) return false;
     if (Array.isArray(parent)) this.size += Math.max(0, (key as number) + 1 - parent.length) * 5;
     else if (!Object.hasOwn(parent, key)) this.size += (key as string).length + 4;
     // Past the cap nothing is set: the call is dropped, and a huge index makes no huge array.
-    return this.size <= this.cap && set(parent, key, value);
+    return this.size <= this.#cap && set(parent, key, value);
   }
 
-  constructor(private readonly cap: number) {}
+  readonly #cap: number;
+
+  constructor(cap: number) {
+    this.#cap = cap;
+  }
 }
 
 function set(parent: Json | unknown[], key: PathSegment, value: unknown): boolean {
@@ -146,40 +150,43 @@ function set(parent: Json | unknown[], key: PathSegment, value: unknown): boolea
 }
 
 class GeminiReader implements FormatReader {
-  private calls = 0;
-  private readonly candidates: FirstEntryOnly;
-  private badPieceReported = false;
+  #calls = 0;
+  readonly #candidates: FirstEntryOnly;
+  #badPieceReported = false;
   /** A call whose arguments are still streaming (`willContinue`), and what arrived of them. */
-  private open: { call: CallState; args: PartialArguments } | undefined;
+  #open: { call: CallState; args: PartialArguments } | undefined;
 
-  constructor(private readonly context: FormatContext) {
-    this.candidates = new FirstEntryOnly(context, 'candidate');
+  readonly #context: FormatContext;
+
+  constructor(context: FormatContext) {
+    this.#context = context;
+    this.#candidates = new FirstEntryOnly(context, 'candidate');
   }
 
   event(event: Json, at: EventAt): void {
-    const context = this.context;
+    const context = this.#context;
     context.setModel(event.modelVersion);
     let finish: Json | undefined;
     if (Array.isArray(event.candidates)) {
-      this.candidates.each(event.candidates, at, (candidate) => {
+      this.#candidates.each(event.candidates, at, (candidate) => {
         const content = candidate.content;
         if (isObject(content) && Array.isArray(content.parts)) {
-          for (const part of content.parts) if (isObject(part)) this.part(part, at);
+          for (const part of content.parts) if (isObject(part)) this.#part(part, at);
         }
         if (typeof candidate.finishReason === 'string' && candidate.finishReason !== '') finish = candidate;
       });
     }
     // Usage comes with the finish reason in the last event: read it before the answer ends.
-    if (isObject(event.usageMetadata)) this.usage(event.usageMetadata);
+    if (isObject(event.usageMetadata)) this.#usage(event.usageMetadata);
     const feedback = event.promptFeedback;
     const blocked = isObject(feedback) ? str(feedback.blockReason) : undefined;
     if (isObject(feedback) && blocked !== undefined && blocked !== '') {
       const why = str(feedback.blockReasonMessage);
-      this.stop(blocked, `the prompt was blocked${why === undefined ? '' : `: ${why}`}`, at);
+      this.#stop(blocked, `the prompt was blocked${why === undefined ? '' : `: ${why}`}`, at);
     } else if (finish !== undefined) {
       const reason = finish.finishReason as string;
       const why = str(finish.finishMessage);
-      this.stop(
+      this.#stop(
         reason,
         NORMAL_FINISH.has(reason) ? undefined : `the response was stopped${why === undefined ? '' : `: ${why}`}`,
         at,
@@ -188,79 +195,79 @@ class GeminiReader implements FormatReader {
   }
 
   /** The answer ended: open calls close, and a reason that is not a normal end is a provider error. */
-  private stop(reason: string, error: string | undefined, at: EventAt): void {
-    this.closeOpen();
-    if (error !== undefined) this.context.providerError({ message: error, code: reason }, at);
-    this.context.setFinishReason(reason);
-    this.context.finishSegment();
+  #stop(reason: string, error: string | undefined, at: EventAt): void {
+    this.#closeOpen();
+    if (error !== undefined) this.#context.providerError({ message: error, code: reason }, at);
+    this.#context.setFinishReason(reason);
+    this.#context.finishSegment();
   }
 
-  private part(part: Json, at: EventAt): void {
+  #part(part: Json, at: EventAt): void {
     if (typeof part.text === 'string') {
-      if (part.thought === true) this.context.emitReasoning(part.text);
-      else this.context.emitText(part.text);
+      if (part.thought === true) this.#context.emitReasoning(part.text);
+      else this.#context.emitText(part.text);
     }
-    if (isObject(part.functionCall)) this.functionCall(part.functionCall, at);
+    if (isObject(part.functionCall)) this.#functionCall(part.functionCall, at);
   }
 
-  private functionCall(fn: Json, at: EventAt): void {
+  #functionCall(fn: Json, at: EventAt): void {
     const name = str(fn.name);
     // A named part while a call streams starts the next call.
-    if (this.open !== undefined && name !== undefined && name !== '' && this.open.call.name !== undefined) {
-      this.closeOpen();
+    if (this.#open !== undefined && name !== undefined && name !== '' && this.#open.call.name !== undefined) {
+      this.#closeOpen();
     }
-    let open = this.open;
+    let open = this.#open;
     const partial = Array.isArray(fn.partialArgs) ? fn.partialArgs : [];
     if (open === undefined) {
       // `{}` closes a streamed call; alone it is nothing.
       if (name === undefined && !isObject(fn.args) && partial.length === 0 && fn.willContinue !== true) return;
-      const n = this.calls++;
-      const call = this.context.call(`candidate0.function_call${n}`, n, str(fn.id), name);
+      const n = this.#calls++;
+      const call = this.#context.call(`candidate0.function_call${n}`, n, str(fn.id), name);
       if (isObject(fn.args)) call.initial = JSON.stringify(fn.args);
-      open = { call, args: new PartialArguments(this.context.maxArgumentsLength) };
-      this.open = open;
+      open = { call, args: new PartialArguments(this.#context.maxArgumentsLength) };
+      this.#open = open;
     } else {
-      this.context.call(open.call.key, open.call.index, str(fn.id), name);
+      this.#context.call(open.call.key, open.call.index, str(fn.id), name);
     }
     for (const piece of partial) {
       if (open.call.dropped) break;
       const applied = isObject(piece) && open.args.apply(piece);
-      if (open.args.size > this.context.maxArgumentsLength) {
+      if (open.args.size > this.#context.maxArgumentsLength) {
         // Past the cap: the call is dropped (one diagnostic), and what was assembled forgotten.
-        this.context.dropCall(open.call, isObject(piece) ? (str(piece.jsonPath) ?? '') : '');
+        this.#context.dropCall(open.call, isObject(piece) ? (str(piece.jsonPath) ?? '') : '');
         open.args = new PartialArguments(0);
         break;
       }
-      if (!applied && !this.badPieceReported) {
-        this.badPieceReported = true;
-        this.context.report(
+      if (!applied && !this.#badPieceReported) {
+        this.#badPieceReported = true;
+        this.#context.report(
           DiagnosticReason.unrecognized,
           at,
           `function call ${open.call.key}: a partialArgs piece that is not a {jsonPath, value} this decoder reads; ignored (and any that follow)`,
         );
       }
     }
-    if (fn.willContinue !== true) this.closeOpen();
+    if (fn.willContinue !== true) this.#closeOpen();
   }
 
   /** Closes the streamed call: its assembled arguments, if any, are its input. */
-  private closeOpen(): void {
-    const open = this.open;
+  #closeOpen(): void {
+    const open = this.#open;
     if (open === undefined) return;
-    this.open = undefined;
+    this.#open = undefined;
     if (!open.call.dropped && Object.keys(open.args.root).length > 0) {
       open.call.initial = JSON.stringify(open.args.root);
     }
-    this.context.close(open.call);
+    this.#context.close(open.call);
   }
 
-  private usage(u: Json): void {
+  #usage(u: Json): void {
     const prompt = num(u.promptTokenCount);
     const candidates = num(u.candidatesTokenCount);
     const thoughts = num(u.thoughtsTokenCount);
     const toolPrompt = num(u.toolUsePromptTokenCount);
     const input = prompt === undefined ? toolPrompt : prompt + (toolPrompt ?? 0);
     const output = candidates === undefined ? thoughts : candidates + (thoughts ?? 0);
-    this.context.setUsage(usageOf(input, output, num(u.totalTokenCount)));
+    this.#context.setUsage(usageOf(input, output, num(u.totalTokenCount)));
   }
 }

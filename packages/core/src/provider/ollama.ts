@@ -25,12 +25,16 @@ export const ollama: WireFormat = {
 };
 
 class OllamaReader implements FormatReader {
-  private calls = 0;
+  #calls = 0;
 
-  constructor(private readonly context: FormatContext) {}
+  readonly #context: FormatContext;
+
+  constructor(context: FormatContext) {
+    this.#context = context;
+  }
 
   event(event: Json): void {
-    const context = this.context;
+    const context = this.#context;
     context.setModel(event.model);
     const message = event.message;
     if (isObject(message)) {
@@ -40,7 +44,7 @@ class OllamaReader implements FormatReader {
         for (const item of message.tool_calls) {
           if (!isObject(item)) continue;
           const fn = isObject(item.function) ? item.function : {};
-          const n = this.calls++;
+          const n = this.#calls++;
           const call = context.call(`tool_call${n}`, num(fn.index) ?? n, str(item.id), str(fn.name));
           const args = fn.arguments;
           call.initial = typeof args === 'string' ? args : args === undefined ? undefined : JSON.stringify(args);

@@ -40,44 +40,47 @@ export function createChatReader(context: FormatContext): FormatReader {
 }
 
 class ChatReader implements FormatReader {
-  private readonly choices: FirstEntryOnly;
+  readonly #choices: FirstEntryOnly;
   /** The key of the latest tool call per index. */
-  private readonly callKeys = new Map<number, string>();
+  readonly #callKeys = new Map<number, string>();
 
-  constructor(private readonly context: FormatContext) {
-    this.choices = new FirstEntryOnly(context, 'choice');
+  readonly #context: FormatContext;
+
+  constructor(context: FormatContext) {
+    this.#context = context;
+    this.#choices = new FirstEntryOnly(context, 'choice');
   }
 
   done(): void {
-    this.context.finishSegment();
+    this.#context.finishSegment();
   }
 
   event(event: Json, at: EventAt): void {
-    const context = this.context;
+    const context = this.#context;
     context.setModel(event.model);
     if (isObject(event.usage)) {
       const u = event.usage;
       context.setUsage(usageOf(num(u.prompt_tokens), num(u.completion_tokens), num(u.total_tokens)));
     }
-    if (Array.isArray(event.choices)) this.choices.each(event.choices, at, (choice) => this.choice(choice, at));
+    if (Array.isArray(event.choices)) this.#choices.each(event.choices, at, (choice) => this.#choice(choice, at));
   }
 
-  private choice(choice: Json, at: EventAt): void {
-    const context = this.context;
+  #choice(choice: Json, at: EventAt): void {
+    const context = this.#context;
     // A streamed chunk has `delta`; a server that ignored `stream: true` sends one `message`.
     const delta = isObject(choice.delta) ? choice.delta : isObject(choice.message) ? choice.message : undefined;
     if (delta !== undefined) {
-      this.content(delta.content);
+      this.#content(delta.content);
       context.emitReasoning(str(delta.reasoning_content) ?? str(delta.reasoning));
       if (typeof delta.refusal === 'string') context.refuse(delta.refusal);
       if (Array.isArray(delta.tool_calls)) {
         delta.tool_calls.forEach((call: unknown, k: number) => {
           if (!isObject(call)) return;
           const callIndex = num(call.index) ?? k;
-          this.toolCall(this.callKey(callIndex, str(call.id)), callIndex, str(call.id), call.function);
+          this.#toolCall(this.#callKey(callIndex, str(call.id)), callIndex, str(call.id), call.function);
         });
       }
-      if (isObject(delta.function_call)) this.toolCall('choice0.function_call', 0, undefined, delta.function_call);
+      if (isObject(delta.function_call)) this.#toolCall('choice0.function_call', 0, undefined, delta.function_call);
     } else {
       context.emitText(str(choice.text));
     }
@@ -92,27 +95,27 @@ class ChatReader implements FormatReader {
     }
   }
 
-  private content(content: unknown): void {
+  #content(content: unknown): void {
     if (typeof content === 'string') {
-      this.context.emitText(content);
+      this.#context.emitText(content);
     } else if (Array.isArray(content)) {
       // Content parts (Mistral): text parts are answer text, thinking parts reasoning.
       for (const part of content) {
         if (!isObject(part)) continue;
-        if (part.type === 'text') this.context.emitText(str(part.text));
+        if (part.type === 'text') this.#context.emitText(str(part.text));
         else if (part.type === 'thinking' && Array.isArray(part.thinking)) {
-          for (const t of part.thinking) if (isObject(t)) this.context.emitReasoning(str(t.text));
+          for (const t of part.thinking) if (isObject(t)) this.#context.emitReasoning(str(t.text));
         }
       }
     }
   }
 
-  private toolCall(key: string, index: number, id: string | undefined, fn: unknown): void {
-    const call = this.context.call(key, index, id, isObject(fn) ? str(fn.name) : undefined);
+  #toolCall(key: string, index: number, id: string | undefined, fn: unknown): void {
+    const call = this.#context.call(key, index, id, isObject(fn) ? str(fn.name) : undefined);
     if (!isObject(fn)) return;
     // Arguments are a JSON string; a server that sends the object itself gets it serialized.
     const args = fn.arguments;
-    this.context.emitArguments(
+    this.#context.emitArguments(
       call,
       typeof args === 'string' ? args : args === undefined || args === null ? undefined : JSON.stringify(args),
     );
@@ -123,13 +126,13 @@ class ChatReader implements FormatReader {
    * send index 0 for every parallel call: a new non-empty `id` under an index that already has a
    * call with another id opens a new call.
    */
-  private callKey(index: number, id: string | undefined): string {
+  #callKey(index: number, id: string | undefined): string {
     const base = `choice0.tool_call${index}`;
-    const current = this.callKeys.get(index) ?? base;
-    const call = this.context.findCall(current);
+    const current = this.#callKeys.get(index) ?? base;
+    const call = this.#context.findCall(current);
     if (call !== undefined && id !== undefined && id !== '' && call.id !== undefined && call.id !== id) {
       const next = `${base}.${id}`;
-      this.callKeys.set(index, next);
+      this.#callKeys.set(index, next);
       return next;
     }
     return current;

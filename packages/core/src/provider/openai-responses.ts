@@ -30,23 +30,27 @@ export const openAIResponses: WireFormat = {
 
 class ResponsesReader implements FormatReader {
   /** Responses started. */
-  private responses = 0;
+  #responses = 0;
 
-  constructor(private readonly context: FormatContext) {}
+  readonly #context: FormatContext;
+
+  constructor(context: FormatContext) {
+    this.#context = context;
+  }
 
   event(event: Json, at: EventAt): void {
-    const context = this.context;
+    const context = this.#context;
     const type = str(event.type);
     switch (type) {
       case 'response.created': {
-        if (this.responses > 0 && !context.finished) {
+        if (this.#responses > 0 && !context.finished) {
           context.cut(
             'a response ended without response.completed: a new response.created followed',
             at.line,
             at.offset,
           );
         }
-        this.responses++;
+        this.#responses++;
         context.finished = false;
         context.setFinishReason(undefined);
         context.setUsage(undefined);

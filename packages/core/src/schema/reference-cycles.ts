@@ -142,30 +142,37 @@ interface Edges {
  * static resolution agree) or when their target carries no dynamic anchor.
  */
 class ReferenceGraph {
-  private readonly places = new Map<SchemaObject, Place>();
-  private readonly resources = new Map<string, SchemaObject>();
-  private readonly anchors = new Map<string, SchemaObject>();
-  private readonly edges = new Map<SchemaObject, Edges>();
-  private readonly inPlaceRoles: number;
+  readonly #places = new Map<SchemaObject, Place>();
+  readonly #resources = new Map<string, SchemaObject>();
+  readonly #anchors = new Map<string, SchemaObject>();
+  readonly #edges = new Map<SchemaObject, Edges>();
+  readonly #inPlaceRoles: number;
+
+  readonly #root: SchemaObject;
+  readonly #resolveUri: (base: string, reference: string) => string;
+  readonly #idKeyword: '$id' | 'id';
 
   constructor(
-    private readonly root: SchemaObject,
+    root: SchemaObject,
     rootBase: string,
     draft07: boolean,
-    private readonly resolveUri: (base: string, reference: string) => string,
-    private readonly idKeyword: '$id' | 'id',
+    resolveUri: (base: string, reference: string) => string,
+    idKeyword: '$id' | 'id',
   ) {
-    this.inPlaceRoles = draft07 ? Role.inPlace : Role.inPlace | Role.inPlaceNext;
-    this.resources.set(rootBase, root);
-    this.register(root, undefined, '', undefined, rootBase);
+    this.#root = root;
+    this.#resolveUri = resolveUri;
+    this.#idKeyword = idKeyword;
+    this.#inPlaceRoles = draft07 ? Role.inPlace : Role.inPlace | Role.inPlaceNext;
+    this.#resources.set(rootBase, root);
+    this.#register(root, undefined, '', undefined, rootBase);
   }
 
   /** A cycle of in-place applications reachable from the root, first schema repeated last. */
   findCycle(): SchemaObject[] | undefined {
-    const reachable = [this.root];
+    const reachable = [this.#root];
     const seen = new Set(reachable);
     for (let i = 0; i < reachable.length; i++) {
-      for (const target of this.edgesOf(reachable[i] as SchemaObject).all) {
+      for (const target of this.#edgesOf(reachable[i] as SchemaObject).all) {
         if (!seen.has(target)) {
           seen.add(target);
           reachable.push(target);
@@ -183,7 +190,7 @@ class ReferenceGraph {
       while (path.length !== 0) {
         const top = path.length - 1;
         const node = path[top] as SchemaObject;
-        const targets = this.edgesOf(node).inPlace;
+        const targets = this.#edgesOf(node).inPlace;
         const i = next[top] as number;
         if (i === targets.length) {
           state.set(node, done);
@@ -208,7 +215,7 @@ class ReferenceGraph {
   /** The JSON pointer (`#/allOf/0`) at which the analysis first met `schema`. */
   pointerOf(schema: SchemaObject): string {
     const steps: string[] = [];
-    for (let place = this.places.get(schema); place?.parent !== undefined; place = this.places.get(place.parent)) {
+    for (let place = this.#places.get(schema); place?.parent !== undefined; place = this.#places.get(place.parent)) {
       const member = place.member === undefined ? '' : `/${escapePointer(String(place.member))}`;
       steps.push(place.keyword.startsWith('/') ? place.keyword : `/${place.keyword}${member}`);
     }
@@ -216,7 +223,7 @@ class ReferenceGraph {
   }
 
   /** Records `start` and every subschema under it, with their bases, `$id`s and anchors. */
-  private register(
+  #register(
     start: SchemaObject,
     parent: SchemaObject | undefined,
     keyword: string,
@@ -228,13 +235,13 @@ class ReferenceGraph {
     const children: Subschema[] = [];
     while (todo.length !== 0) {
       const [schema, parent, keyword, member, from] = todo.pop() as Visit;
-      const known = this.places.get(schema);
+      const known = this.#places.get(schema);
       if (known !== undefined) {
         if (known.from !== from) known.ambiguous = true;
         continue;
       }
-      const base = this.baseOf(schema, from);
-      this.places.set(schema, { parent, keyword, member, from, base, ambiguous: false });
+      const base = this.#baseOf(schema, from);
+      this.#places.set(schema, { parent, keyword, member, from, base, ambiguous: false });
       children.length = 0;
       subschemas(schema, EVERY_ROLE, children);
       for (const [child, childKeyword, childMember] of children)
@@ -243,33 +250,33 @@ class ReferenceGraph {
   }
 
   /** The base URI inside `schema`, registering it as a resource or anchor as its `$id` says. */
-  private baseOf(schema: SchemaObject, from: string): string {
+  #baseOf(schema: SchemaObject, from: string): string {
     let base = from;
-    const id = own(schema, this.idKeyword);
+    const id = own(schema, this.#idKeyword);
     if (typeof id === 'string') {
-      const resolved = this.resolve(from, id);
+      const resolved = this.#resolve(from, id);
       if (resolved !== undefined) {
         const [uri, fragment] = splitFragment(resolved);
         if (!id.startsWith('#')) {
           base = uri;
-          if (!this.resources.has(uri)) this.resources.set(uri, schema);
+          if (!this.#resources.has(uri)) this.#resources.set(uri, schema);
         }
         // draft-07 spells anchors as `$id: "#name"`.
-        if (fragment !== '') this.anchors.set(`${base}#${fragment}`, schema);
+        if (fragment !== '') this.#anchors.set(`${base}#${fragment}`, schema);
       }
     }
     for (const keyword of ['$anchor', '$dynamicAnchor']) {
       const anchor = own(schema, keyword);
-      if (typeof anchor === 'string') this.anchors.set(`${base}#${anchor}`, schema);
+      if (typeof anchor === 'string') this.#anchors.set(`${base}#${anchor}`, schema);
     }
     return base;
   }
 
-  private edgesOf(schema: SchemaObject): Edges {
-    const cached = this.edges.get(schema);
+  #edgesOf(schema: SchemaObject): Edges {
+    const cached = this.#edges.get(schema);
     if (cached !== undefined) return cached;
     const found: Subschema[] = [];
-    subschemas(schema, this.inPlaceRoles | Role.descending, found);
+    subschemas(schema, this.#inPlaceRoles | Role.descending, found);
     const inPlace: SchemaObject[] = [];
     const descending: SchemaObject[] = [];
     for (const [child, keyword] of found) {
@@ -286,36 +293,36 @@ class ReferenceGraph {
       if (condition !== false && isObject(then)) inPlace.push(then);
       if (condition !== true && isObject(otherwise)) inPlace.push(otherwise);
     }
-    const place = this.places.get(schema);
+    const place = this.#places.get(schema);
     if (place !== undefined && !place.ambiguous) {
       // Draft-07 ajv ignores `$recursiveRef` and `$dynamicRef`; 2019-09 and 2020-12 ajv apply both.
-      const keywords = (this.inPlaceRoles & Role.inPlaceNext) === 0 ? ['$ref'] : REFERENCE_KEYWORDS;
+      const keywords = (this.#inPlaceRoles & Role.inPlaceNext) === 0 ? ['$ref'] : REFERENCE_KEYWORDS;
       for (const keyword of keywords) {
         const reference = own(schema, keyword);
-        const target = typeof reference === 'string' ? this.target(reference, place.base, keyword) : undefined;
+        const target = typeof reference === 'string' ? this.#target(reference, place.base, keyword) : undefined;
         if (target !== undefined) inPlace.push(target);
       }
     }
     const edges: Edges = { inPlace, all: inPlace.concat(descending) };
-    this.edges.set(schema, edges);
+    this.#edges.set(schema, edges);
     return edges;
   }
 
   /** The schema object `reference` names from `base`, when it can be told without a value. */
-  private target(reference: string, base: string, keyword: string): SchemaObject | undefined {
-    const resolved = this.resolve(base, reference);
+  #target(reference: string, base: string, keyword: string): SchemaObject | undefined {
+    const resolved = this.#resolve(base, reference);
     if (resolved === undefined) return undefined;
     const [uri, fragment] = splitFragment(resolved);
-    const resource = this.resources.get(uri);
+    const resource = this.#resources.get(uri);
     if (resource === undefined) return undefined;
     let target: unknown;
     if (fragment === '') target = resource;
     else if (fragment.startsWith('/')) target = walkPointer(resource, fragment);
-    else target = this.anchors.get(`${uri}#${decodeFragment(fragment) ?? fragment}`);
+    else target = this.#anchors.get(`${uri}#${decodeFragment(fragment) ?? fragment}`);
     if (!isObject(target)) return undefined;
     // A pointer may lead where the keyword walk did not go (`#/components/...`): record it now.
-    if (!this.places.has(target)) this.register(target, resource, fragment, undefined, uri);
-    if (keyword !== '$ref' && this.resources.size > 1) {
+    if (!this.#places.has(target)) this.#register(target, resource, fragment, undefined, uri);
+    if (keyword !== '$ref' && this.#resources.size > 1) {
       const dynamic =
         keyword === '$recursiveRef'
           ? own(target, '$recursiveAnchor') === true
@@ -326,12 +333,12 @@ class ReferenceGraph {
   }
 
   /** ajv's resolution: a trailing `#` or `#/` is dropped, then the URI resolver joins. */
-  private resolve(base: string, reference: string): string | undefined {
+  #resolve(base: string, reference: string): string | undefined {
     const normalized = reference.replace(/#\/?$/, '');
     // A fragment alone replaces the base's (which has none): no need for the resolver's parse.
     if (normalized === '' || normalized.startsWith('#')) return base + normalized;
     try {
-      return this.resolveUri(base, normalized);
+      return this.#resolveUri(base, normalized);
     } catch {
       return undefined;
     }

@@ -118,24 +118,27 @@ function splitFragment(uri: string): [uri: string, fragment: string] {
 
 class Index implements SchemaIndex {
   readonly idKeyword: 'id' | '$id';
-  private readonly places = new Map<SchemaObject, Place>();
-  private readonly resources = new Map<string, SchemaObject>();
-  private readonly anchors = new Map<string, SchemaObject>();
-  private walked = false;
+  readonly #places = new Map<SchemaObject, Place>();
+  readonly #resources = new Map<string, SchemaObject>();
+  readonly #anchors = new Map<string, SchemaObject>();
+  #walked = false;
 
-  constructor(private readonly document: SchemaObject) {
+  readonly #document: SchemaObject;
+
+  constructor(document: SchemaObject) {
+    this.#document = document;
     this.idKeyword = dialectOf(document)?.idKeyword ?? '$id';
   }
 
   pathOf(node: SchemaObject): readonly string[] | undefined {
-    this.walk();
-    return this.places.get(node)?.path;
+    this.#walk();
+    return this.#places.get(node)?.path;
   }
 
   unresolved(limit: number): readonly UnresolvedReference[] {
-    this.walk();
+    this.#walk();
     const found: UnresolvedReference[] = [];
-    for (const [node, place] of [...this.places]) {
+    for (const [node, place] of [...this.#places]) {
       for (const keyword of ['$ref', '$dynamicRef', '$recursiveRef']) {
         const reference = Object.hasOwn(node, keyword) ? node[keyword] : undefined;
         if (typeof reference !== 'string') continue;
@@ -148,21 +151,21 @@ class Index implements SchemaIndex {
   }
 
   resolve(from: SchemaObject, reference: string): Resolved | undefined {
-    this.walk();
-    const place = this.places.get(from);
+    this.#walk();
+    const place = this.#places.get(from);
     if (place === undefined || place.ambiguous) return undefined;
     const resolved = joinUri(place.base, reference);
     if (resolved === undefined) return undefined;
     const [uri, fragment] = splitFragment(resolved);
-    const resource = this.resources.get(uri);
+    const resource = this.#resources.get(uri);
     if (resource === undefined) return undefined;
-    const at = this.places.get(resource);
+    const at = this.#places.get(resource);
     if (at === undefined || at.ambiguous) return undefined;
     if (fragment === '') return { node: resource, path: at.path };
     if (!fragment.startsWith('/')) {
-      const anchor = this.anchors.get(`${uri}#${decodeFragment(fragment) ?? fragment}`);
+      const anchor = this.#anchors.get(`${uri}#${decodeFragment(fragment) ?? fragment}`);
       if (anchor === undefined) return undefined;
-      const anchorPlace = this.places.get(anchor);
+      const anchorPlace = this.#places.get(anchor);
       return anchorPlace === undefined || anchorPlace.ambiguous ? undefined : { node: anchor, path: anchorPlace.path };
     }
     const keys = pointerKeys(fragment);
@@ -183,40 +186,40 @@ class Index implements SchemaIndex {
     }
     const path = [...at.path, ...keys];
     if (isObject(node)) {
-      const known = this.places.get(node);
-      if (known === undefined) this.register(node, path, base);
+      const known = this.#places.get(node);
+      if (known === undefined) this.#register(node, path, base);
       else if (known.ambiguous) return undefined;
     }
     return { node, path };
   }
 
   /** Registers every schema object reachable through schema keywords from the document. */
-  private walk(): void {
-    if (this.walked) return;
-    this.walked = true;
-    const id = this.document[this.idKeyword];
+  #walk(): void {
+    if (this.#walked) return;
+    this.#walked = true;
+    const id = this.#document[this.idKeyword];
     const base = typeof id === 'string' ? splitFragment(joinUri(PRIVATE_BASE, id) ?? PRIVATE_BASE)[0] : PRIVATE_BASE;
-    this.resources.set(base, this.document);
-    this.register(this.document, [], base);
+    this.#resources.set(base, this.#document);
+    this.#register(this.#document, [], base);
   }
 
   /**
    * Registers `start` (whose base, its own id applied, is `startBase`) and every schema object
    * under it. An object met again under another base is ambiguous.
    */
-  private register(start: SchemaObject, path: readonly string[], startBase: string): void {
+  #register(start: SchemaObject, path: readonly string[], startBase: string): void {
     type Visit = [SchemaObject, readonly string[], string];
     const todo: Visit[] = [[start, path, startBase]];
     while (todo.length !== 0) {
       const [node, at, parentBase] = todo.pop() as Visit;
-      const base = node === start ? parentBase : this.baseOf(node, parentBase);
-      if (node === start) this.anchorsOf(node, base);
-      const known = this.places.get(node);
+      const base = node === start ? parentBase : this.#baseOf(node, parentBase);
+      if (node === start) this.#anchorsOf(node, base);
+      const known = this.#places.get(node);
       if (known !== undefined) {
         if (known.base !== base) known.ambiguous = true;
         continue;
       }
-      this.places.set(node, { path: at, base, ambiguous: false });
+      this.#places.set(node, { path: at, base, ambiguous: false });
       for (const keyword of Object.keys(node)) {
         const kind = SUBSCHEMAS.get(keyword);
         if (kind === undefined) continue;
@@ -241,7 +244,7 @@ class Index implements SchemaIndex {
   }
 
   /** The base inside `node`, registering it as a resource or an anchor as its id says. */
-  private baseOf(node: SchemaObject, from: string): string {
+  #baseOf(node: SchemaObject, from: string): string {
     let base = from;
     const id = Object.hasOwn(node, this.idKeyword) ? node[this.idKeyword] : undefined;
     if (typeof id === 'string') {
@@ -250,20 +253,20 @@ class Index implements SchemaIndex {
         const [uri, fragment] = splitFragment(joined);
         if (!id.startsWith('#')) {
           base = uri;
-          if (!this.resources.has(uri)) this.resources.set(uri, node);
+          if (!this.#resources.has(uri)) this.#resources.set(uri, node);
         }
         // draft-06/07 spell an anchor `$id: "#name"`.
-        if (fragment !== '') this.anchors.set(`${base}#${fragment}`, node);
+        if (fragment !== '') this.#anchors.set(`${base}#${fragment}`, node);
       }
     }
-    this.anchorsOf(node, base);
+    this.#anchorsOf(node, base);
     return base;
   }
 
-  private anchorsOf(node: SchemaObject, base: string): void {
+  #anchorsOf(node: SchemaObject, base: string): void {
     for (const keyword of ['$anchor', '$dynamicAnchor']) {
       const anchor = Object.hasOwn(node, keyword) ? node[keyword] : undefined;
-      if (typeof anchor === 'string') this.anchors.set(`${base}#${anchor}`, node);
+      if (typeof anchor === 'string') this.#anchors.set(`${base}#${anchor}`, node);
     }
   }
 }

@@ -46,18 +46,18 @@ export interface Utf8Chunks {
 }
 
 class Decoder implements Utf8Chunks {
-  private readonly decoder = new (globalThis as unknown as { TextDecoder: DecoderClass }).TextDecoder('utf-8');
+  readonly #decoder = new (globalThis as unknown as { TextDecoder: DecoderClass }).TextDecoder('utf-8');
   pending = false;
 
   decode(bytes: Uint8Array): string {
     this.pending = true;
-    return this.decoder.decode(bytes, STREAMING);
+    return this.#decoder.decode(bytes, STREAMING);
   }
 
   flush(): string {
     if (!this.pending) return '';
     this.pending = false;
-    return this.decoder.decode();
+    return this.#decoder.decode();
   }
 }
 

@@ -110,29 +110,29 @@ export const MAX_SCHEMA_WARNINGS = 100;
  * did not compile): the throw is what is reported, so they are dropped.
  */
 class WarningCollector {
-  private readonly collected: SchemaWarning[] = [];
-  private readonly seen = new Set<string>();
-  private omitted = 0;
+  readonly #collected: SchemaWarning[] = [];
+  readonly #seen = new Set<string>();
+  #omitted = 0;
   readonly logger = {
     log: (): void => {},
-    warn: (...args: unknown[]): void => this.add(args.map(String).join(' ')),
+    warn: (...args: unknown[]): void => this.#add(args.map(String).join(' ')),
     error: (): void => {},
   };
 
-  private add(text: string): void {
+  #add(text: string): void {
     const warning = toWarning(text);
     const key = `${warning.kind}\n${warning.message}`;
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    if (this.collected.length < MAX_SCHEMA_WARNINGS) this.collected.push(warning);
-    else this.omitted++;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    if (this.#collected.length < MAX_SCHEMA_WARNINGS) this.#collected.push(warning);
+    else this.#omitted++;
   }
 
   /** What was collected so far, frozen. */
   snapshot(): readonly SchemaWarning[] {
-    const warnings = [...this.collected];
-    if (this.omitted > 0) {
-      warnings.push({ kind: 'warnings-omitted', message: `${this.omitted} more warnings about this schema omitted` });
+    const warnings = [...this.#collected];
+    if (this.#omitted > 0) {
+      warnings.push({ kind: 'warnings-omitted', message: `${this.#omitted} more warnings about this schema omitted` });
     }
     return Object.freeze(warnings.map((w) => Object.freeze(w)));
   }
