@@ -7,8 +7,9 @@
  * - `fromJsonPatch(toJsonPatch(c, s), s)` applied to `s` equals `applyChanges(s, c)`, and the
  *   patches applied by an RFC 6902 reference (add and replace, written here from the RFC) give
  *   the same state;
- * - a hostile event stream (fuzzed bytes, or well-framed events with random ops, paths and
- *   values, prototype-named keys among them) never throws and never pollutes a prototype, and
+ * - a hostile event stream (fuzzed bytes, well-framed events with random ops, paths and
+ *   values, prototype-named keys among them, or a real document's changes with such changes
+ *   spliced in) never throws and never pollutes a prototype, and
  *   what it yields applies with `applyChanges` and a store without a refusal;
  * - a store's snapshots never change once handed out, and a subtree keeps its identity from
  *   the apply that completed it on (unless a repeated key of the document replaces it: the last
@@ -176,8 +177,23 @@ const hostileEvents = fc
     );
   });
 
+/** A real document's change lists with hostile changes spliced in: attacks on a state that exists. */
+const splicedEvents = fc
+  .tuple(changeLists, fc.array(fc.tuple(fc.nat(), fc.nat(), hostileChange), { maxLength: 8 }))
+  .map(([lists, splices]) => {
+    const payloads: unknown[][] = lists.map((l) => [...l]);
+    for (const [list, at, change] of splices) {
+      const target = payloads[list % Math.max(1, payloads.length)];
+      target?.splice(at % (target.length + 1), 0, change);
+    }
+    const lines = [{ type: 'start', v: 1 }, ...payloads].map((p) => `data: ${JSON.stringify(p)}\n\n`);
+    return new TextEncoder().encode(lines.join(''));
+  });
+
 describe('a hostile event stream', () => {
-  fcTest.prop([fc.oneof(hostileBytes, hostileEvents), fc.array(fc.nat(), { maxLength: 16 })], { numRuns: hostileRuns })(
+  fcTest.prop([fc.oneof(hostileBytes, hostileEvents, splicedEvents), fc.array(fc.nat(), { maxLength: 16 })], {
+    numRuns: hostileRuns,
+  })(
     'never throws, never pollutes; what it yields applies with applyChanges and a store without a refusal',
     async (bytes, cuts) => {
       const before = prototypeKeys();
