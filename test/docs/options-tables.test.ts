@@ -1,6 +1,6 @@
 /**
  * docs/guide/options.md against the option lists the factories check their options with
- * (each beside its factory in packages/core/src, gathered in `FACTORY_OPTION_NAMES` of the internal entry; packages/contracts/src/option-names.ts): every factory has
+ * (each beside its factory in packages/core/src, gathered in `FACTORY_OPTION_NAMES` of the internal entry; packages/contracts/src/option-names.ts; the live wire's in packages/web/src/wire-format.ts): every factory has
  * one table, every option it takes is a row with a default, and no row names an option it does
  * not take. So the page cannot fall behind the code, nor promise an option that is refused.
  */
