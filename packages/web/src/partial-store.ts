@@ -233,24 +233,37 @@ export function createPartialStore<T = unknown>(options: PartialStoreOptions = {
         typeof (source as ReadableStream).getReader === 'function'
           ? readerIterator((source as ReadableStream).getReader())
           : (source as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+      // An abort settles the wait at once, even while the source is silent; the source is told
+      // to stop without waiting for it (a generator runs its return after the pending step).
+      let abort: (reason: unknown) => void = () => {};
+      const aborted = new Promise<never>((_, reject) => {
+        abort = reject;
+      });
+      aborted.catch(() => {});
+      const stop = () => {
+        Promise.resolve()
+          .then(() => iterator.return?.())
+          .catch(() => {});
+      };
       const onAbort = () => {
-        void iterator.return?.()?.catch(() => {});
+        abort(signal?.reason);
+        stop();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       let done = false;
       try {
         for (;;) {
-          const result = await iterator.next();
-          signal?.throwIfAborted();
+          const result = await (signal === undefined ? iterator.next() : Promise.race([iterator.next(), aborted]));
           if (result.done === true) {
             done = true;
             return;
           }
           take(result.value);
+          signal?.throwIfAborted();
         }
       } finally {
         signal?.removeEventListener('abort', onAbort);
-        if (!done) await iterator.return?.()?.catch(() => {});
+        if (!done && signal?.aborted !== true) stop();
       }
     },
     reset() {

@@ -156,6 +156,20 @@ describe('createPartialStore', () => {
     expect(cancelled).toBe(true);
   });
 
+  test('feed stops at abort while the source is silent (a generator waiting for the network)', async () => {
+    async function* silent(): AsyncGenerator<Change[]> {
+      yield [{ op: 'add', path: [], value: 1 }];
+      await new Promise(() => {}); // the server sends nothing more
+    }
+    const store = createPartialStore();
+    const controller = new AbortController();
+    const feeding = store.feed(silent(), { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(store.getSnapshot()).toBe(1);
+    controller.abort(new Error('unmounted'));
+    await expect(feeding).rejects.toThrow('unmounted');
+  });
+
   test('options are checked', () => {
     expect(() => createPartialStore({ onListenerErrors: () => {} } as never)).toThrow(/did you mean onListenerError/);
   });
