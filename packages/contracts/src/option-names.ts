@@ -10,6 +10,7 @@ import { optionNames } from '@llmjson/core/internal';
 import type { ClassifyOptions } from './classify.js';
 import type { CallOptions, PromptManagerOptions } from './prompt-manager.js';
 import type { ParseJsonOptions } from './responses.js';
+import type { SchemaRegistryOptions } from './schema-registry.js';
 
 export const CONTRACTS_OPTION_NAMES = {
   createPromptManager: optionNames<PromptManagerOptions>()([
@@ -36,4 +37,5 @@ export const CONTRACTS_OPTION_NAMES = {
     Pick<JsonlOptions, 'schema' | 'discriminator' | 'maxLineLength' | 'coerce'> & { finishReason?: unknown }
   >()(['schema', 'discriminator', 'maxLineLength', 'coerce', 'finishReason']),
   classifyResponse: optionNames<ClassifyOptions>()(['mode', 'schema', 'discriminator', 'salvage', 'finishReason']),
+  createSchemaRegistry: optionNames<SchemaRegistryOptions>()(['roots', 'cwd', 'env', 'home']),
 } as const;

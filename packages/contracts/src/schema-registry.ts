@@ -28,8 +28,9 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CompiledSchema, CompileOptions, JsonSchema, SchemaInput } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
-import { compileStandardSchema, isStandardSchema, quoteInput } from '@llmjson/core/internal';
+import { checkOptionNames, compileStandardSchema, isStandardSchema, quoteInput } from '@llmjson/core/internal';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
+import { CONTRACTS_OPTION_NAMES } from './option-names.js';
 
 export type SchemaRootKind = 'workspace' | 'user' | 'builtin' | 'custom';
 
@@ -330,5 +331,6 @@ class Registry implements SchemaRegistry {
 
 /** Creates a registry over ordered search roots (default: workspace, user, built-in). */
 export function createSchemaRegistry(options: SchemaRegistryOptions = {}): SchemaRegistry {
+  checkOptionNames('createSchemaRegistry', options, CONTRACTS_OPTION_NAMES.createSchemaRegistry);
   return new Registry(options);
 }

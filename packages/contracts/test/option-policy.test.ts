@@ -1,11 +1,18 @@
 /**
  * The option policy in contracts (decision 031): a misspelt option name of the prompt manager,
- * of its calls, of `parseJsonResponse`, `parseJsonlResponse` and `classifyResponse` is
+ * of its calls, of `parseJsonResponse`, `parseJsonlResponse`, `classifyResponse` and
+ * `createSchemaRegistry` is
  * OPTION_INVALID naming the closest known name; `tolerate`, `failFast` and `salvage` outside their
  * sets are refused with the allowed values and what they got; valid options still work.
  */
 
-import { classifyResponse, createPromptManager, parseJsonlResponse, parseJsonResponse } from '@llmjson/contracts';
+import {
+  classifyResponse,
+  createPromptManager,
+  createSchemaRegistry,
+  parseJsonlResponse,
+  parseJsonResponse,
+} from '@llmjson/contracts';
 import { ConfigurationError } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
 
@@ -29,6 +36,7 @@ describe('contracts options', () => {
     ['parseJsonResponse', () => parseJsonResponse('{}', { schemas: {} } as never), 'schema'],
     ['parseJsonlResponse', () => parseJsonlResponse('{}', { maxLinelength: 9 } as never), 'maxLineLength'],
     ['classifyResponse', () => classifyResponse('{}', { mode: 'json', salvge: true } as never), 'salvage'],
+    ['createSchemaRegistry', () => createSchemaRegistry({ root: ['schemas'] } as never), 'roots'],
   ] as const)('%s refuses a misspelt name, suggesting the known one', (factory, make, suggestion) => {
     const error = configurationError(make);
     expect(error.code).toBe('OPTION_INVALID');

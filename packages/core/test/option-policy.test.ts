@@ -17,6 +17,7 @@ import {
   extractJson,
   openAICompatible,
   parseJsonl,
+  structuredOutput,
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
 import { closestName } from '@llmjson/core/internal';
@@ -118,6 +119,37 @@ describe('enumerated option values', () => {
       fetch: () => Promise.reject(new Error('not reached')),
     });
     await expect(call({ prompt: 'p', responseFormat: 'jsn' } as never)).rejects.toThrow(/responseFormat must be/);
+  });
+
+  it('a misspelt request field rejects the request before anything is sent, suggesting the known one', async () => {
+    let fetched = 0;
+    const call = openAICompatible({
+      baseURL: 'http://localhost',
+      model: 'm',
+      fetch: () => {
+        fetched++;
+        return Promise.reject(new Error('not reached'));
+      },
+    });
+    const refused = call({ prompt: 'p', sytem: 'be brief' } as never);
+    await expect(refused).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(refused).rejects.toThrow(/openAICompatible request has no option "sytem": did you mean system\?/);
+    expect(fetched).toBe(0);
+    // The prompt runner's own fields pass: the request reaches fetch (which fails here).
+    await expect(call({ prompt: 'p', id: 'greet', attempt: 1, responseType: 'json' })).rejects.toThrow('not reached');
+    expect(fetched).toBe(1);
+  });
+
+  it("structured output's own options are checked by name, as the function and as openAICompatible's option", () => {
+    const direct = configurationError(() =>
+      structuredOutput('openai-chat', { type: 'object' }, { stirct: true } as never),
+    );
+    expect(direct.code).toBe('OPTION_INVALID');
+    expect(direct.message).toContain('did you mean strict?');
+    const nested = configurationError(() =>
+      openAICompatible({ baseURL: 'http://localhost', model: 'm', structuredOutput: { nmae: 'x' } } as never),
+    );
+    expect(nested.message).toContain('did you mean name?');
   });
 });
 

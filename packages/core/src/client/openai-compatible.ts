@@ -158,6 +158,10 @@ export interface OpenAICompatibleRequest {
    * corrections (`user`) here.
    */
   readonly messages?: readonly { readonly role: 'system' | 'user' | 'assistant'; readonly content: string }[];
+  /** The prompt runner's request id: accepted and not sent (the server gets no such field). */
+  readonly id?: string;
+  /** The prompt runner's attempt number (1 for the first call): accepted and not sent. */
+  readonly attempt?: number;
 }
 
 /**
@@ -395,6 +399,7 @@ export function openAICompatible(
   checkChoice('jsonMode', jsonMode, ['off', 'json', 'schema']);
   checkStructuredOutputOptions(options.structuredOutput);
   return async (request) => {
+    checkOptionNames('openAICompatible request', request, OPENAI_COMPATIBLE_REQUEST_FIELDS);
     checkChoice('responseFormat', request.responseFormat, ['text', 'json', 'schema']);
     const messages =
       request.messages !== undefined && request.messages.length > 0
@@ -520,4 +525,21 @@ export const OPENAI_COMPATIBLE_OPTIONS = /* @__PURE__ */ optionNames<OpenAICompa
   'totalTimeoutMs',
   'jsonMode',
   'structuredOutput',
+]);
+
+/**
+ * The fields a request to the function `openAICompatible` returns takes: a misspelt one
+ * (`sytem`) rejects the call with OPTION_INVALID instead of quietly sending no system prompt.
+ * The prompt runner's `id` and `attempt` are among them, so its requests pass as they are.
+ */
+export const OPENAI_COMPATIBLE_REQUEST_FIELDS = /* @__PURE__ */ optionNames<OpenAICompatibleRequest>()([
+  'system',
+  'prompt',
+  'signal',
+  'responseFormat',
+  'responseType',
+  'schema',
+  'messages',
+  'id',
+  'attempt',
 ]);

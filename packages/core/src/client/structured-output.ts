@@ -50,6 +50,7 @@
 
 import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
 import { quoteInput } from '../diagnostics/diagnostics.js';
+import { checkOptionNames, optionNames } from '../options/option-checks.js';
 import type { JsonSchema } from '../schema/schema-validator.js';
 import { isStandardSchema, jsonSchemaOf, type SchemaInput } from '../schema/standard-schema.js';
 
@@ -165,6 +166,7 @@ const MAX_PROBLEMS_SHOWN = 10;
  * ConfigurationError (`OPTION_INVALID`) for a bad `name`, `description` or `strict`.
  */
 export function checkStructuredOutputOptions(options: StructuredOutputOptions = {}): void {
+  checkOptionNames('structured output', options, STRUCTURED_OUTPUT_OPTIONS);
   const { name, description, strict } = options;
   if (name !== undefined && (typeof name !== 'string' || !NAME.test(name))) {
     throw new ConfigurationError(
@@ -424,3 +426,10 @@ function guardDepth<T>(walk: () => T): T {
     throw error;
   }
 }
+
+/** The options `structuredOutput` (and `openAICompatible`'s `structuredOutput`) take. */
+export const STRUCTURED_OUTPUT_OPTIONS = /* @__PURE__ */ optionNames<StructuredOutputOptions>()([
+  'name',
+  'description',
+  'strict',
+]);
