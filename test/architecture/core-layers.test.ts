@@ -52,6 +52,14 @@ describe('packages/core/src is laid out by stage', () => {
     expect(files.length).toBeGreaterThan(50);
   });
 
+  test('docs/architecture.md describes every stage folder', () => {
+    const page = readFileSync(join(root, '..', '..', '..', 'docs', 'architecture.md'), 'utf8');
+    const folders = [...new Set(files.filter((file) => !ENTRIES.has(file)).map((file) => dirname(file)))];
+    expect(
+      folders.filter((folder) => !page.includes(`| \`${folder}/\` |`) && !page.includes(`\`${folder}/\``)),
+    ).toEqual([]);
+  });
+
   test('imports resolve to files that exist', () => {
     const missing = files.flatMap((file) =>
       importsOf(file)

@@ -15,6 +15,7 @@ import { describe, expect, test } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const documents = [
   'README.md',
+  'docs/architecture.md',
   ...readdirSync(join(root, 'docs', 'guide'))
     .filter((name) => name.endsWith('.md'))
     .sort()
