@@ -5,7 +5,9 @@
  * Contract: the first event is `{"type":"start","v":1}`; then one event per change list, in
  * order, with the diagnostics reported so far (by `events.diagnostic(d)`, or a Node stream's
  * `diagnostic` events) sent before the change list that follows them; then one end event with
- * `complete`, `valid` and the stats. Pull-based: a source item is read only when the consumer
+ * `complete`, `valid` and the stats. While the source is silent, a keep-alive (an SSE comment,
+ * an empty NDJSON line) every `keepAliveInterval` ms keeps idle-closing proxies from cutting a
+ * model that thinks before it answers. Pull-based: a source item is read only when the consumer
  * wants bytes, so a slow client slows the model stream instead of buffering it. Cancelling the
  * output (a client that went away) returns the source's iterator (cancels a ReadableStream),
  * which aborts the model request upstream. A source that fails ends the output with an end
@@ -15,9 +17,11 @@
  */
 
 import type { Change, Diagnostic, DiagnosticReason, PartialStats } from '@llmjson/core';
-import { checkChoice, checkOptionNames } from '@llmjson/core/internal';
+import { ConfigurationError, ConfigurationErrorCode } from '@llmjson/core';
+import { checkChoice, checkOptionNames, describeValue } from '@llmjson/core/internal';
 import type { PartialUpdate } from './partial-stream.js';
 import {
+  DEFAULT_KEEP_ALIVE_INTERVAL,
   TO_EVENT_STREAM_OPTIONS,
   type ToEventStreamOptions,
   WIRE_CONTENT_TYPES,
@@ -66,6 +70,13 @@ export function toEventStream(source: ChangeSource, options: ToEventStreamOption
   checkOptionNames('toEventStream', options, TO_EVENT_STREAM_OPTIONS);
   checkChoice('format', options.format, ['sse', 'ndjson']);
   const format: WireFormat = options.format ?? 'sse';
+  const keepAlive = options.keepAliveInterval ?? DEFAULT_KEEP_ALIVE_INTERVAL;
+  if (!(Number.isSafeInteger(keepAlive) && keepAlive >= 0)) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `keepAliveInterval must be a whole number of milliseconds from 0 (0: no keep-alive), got ${describeValue(options.keepAliveInterval)}`,
+    );
+  }
   const encoder = new TextEncoder();
   const info = source as { readonly complete?: unknown; readonly stats?: unknown };
   const readable = 'readable' in source && isReadable(source.readable) ? source.readable : source;
@@ -120,6 +131,7 @@ export function toEventStream(source: ChangeSource, options: ToEventStreamOption
     controller.close();
   };
 
+  const keepAliveBytes = encoder.encode(format === 'sse' ? ':\n\n' : '\n');
   const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -129,11 +141,22 @@ export function toEventStream(source: ChangeSource, options: ToEventStreamOption
           return;
         }
         let result: IteratorResult<unknown>;
+        // While the source is silent, a keep-alive now and then: enqueued outside pull, which the
+        // stream allows; the client reads it at once, being the one waiting.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const beat = () => {
+          if (finished) return;
+          controller.enqueue(keepAliveBytes);
+          timer = setTimeout(beat, keepAlive);
+        };
+        if (keepAlive > 0) timer = setTimeout(beat, keepAlive);
         try {
           result = await next();
         } catch (error) {
           if (!finished) finish(controller, error);
           return;
+        } finally {
+          clearTimeout(timer);
         }
         if (finished) return;
         if (result.done === true) {

@@ -98,7 +98,16 @@ export const DEFAULT_MAX_DEPTH = 512;
 export interface ToEventStreamOptions {
   /** `'sse'` (default): Server-Sent Events; `'ndjson'`: one JSON payload per line. */
   readonly format?: WireFormat;
+  /**
+   * While the source is silent this long, in milliseconds, a keep-alive goes out (an SSE comment
+   * line, an empty NDJSON line; readers skip both), so that proxies that close idle connections
+   * (often after 30 to 60 s) keep a model that thinks before it answers. Default 15 000; 0 turns it off.
+   */
+  readonly keepAliveInterval?: number;
 }
+
+/** Default `keepAliveInterval`, in milliseconds. */
+export const DEFAULT_KEEP_ALIVE_INTERVAL = 15_000;
 
 /** The options of `fromEventStream`. */
 export interface FromEventStreamOptions {
@@ -124,7 +133,10 @@ export interface PartialStoreOptions {
 }
 
 /** The option names each factory takes, checked by the factories and by docs/guide/options.md's test. */
-export const TO_EVENT_STREAM_OPTIONS = /* @__PURE__ */ optionNames<ToEventStreamOptions>()(['format']);
+export const TO_EVENT_STREAM_OPTIONS = /* @__PURE__ */ optionNames<ToEventStreamOptions>()([
+  'format',
+  'keepAliveInterval',
+]);
 export const FROM_EVENT_STREAM_OPTIONS = /* @__PURE__ */ optionNames<FromEventStreamOptions>()([
   'format',
   'maxEventLength',

@@ -141,10 +141,45 @@ describe('toEventStream', () => {
     expect(returned).toBe(true);
   });
 
+  test('a keep-alive goes out while the source is silent, and the reader skips it', async () => {
+    for (const format of ['sse', 'ndjson'] as const) {
+      let release: () => void = () => {};
+      async function* thinking(): AsyncGenerator<readonly Change[]> {
+        yield [{ op: 'add', path: [], value: 1 }];
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        yield [{ op: 'complete', path: [] }];
+      }
+      const events = toEventStream(thinking(), { format, keepAliveInterval: 1 });
+      const [forReader, forTest] = events.tee();
+      const reading = collect(forReader);
+      const reader = forTest.getReader();
+      const keepAlive = format === 'sse' ? ':\n\n' : '\n';
+      for (;;) {
+        const { value } = await reader.read();
+        if (new TextDecoder().decode(value) === keepAlive) break;
+      }
+      release();
+      await reader.cancel();
+      const read = await reading;
+      expect(read.filter((e) => e.type === 'diagnostic')).toEqual([]);
+      expect(changesOf(read)).toEqual([[{ op: 'add', path: [], value: 1 }], [{ op: 'complete', path: [] }]]);
+    }
+  });
+
+  test('keepAliveInterval 0: no keep-alive', async () => {
+    const body = text(
+      await readAll(toEventStream(lists([{ op: 'add', path: [], value: 1 }]), { keepAliveInterval: 0 })),
+    );
+    expect(body).not.toContain(':\n\n');
+  });
+
   test('options are checked: an unknown name, a format it does not write', () => {
     expect(() => toEventStream(lists(), { fromat: 'sse' } as never)).toThrow(/no option "fromat": did you mean format/);
     expect(() => toEventStream(lists(), { format: 'xml' } as never)).toThrow(ConfigurationError);
     expect(() => toEventStream(lists(), { format: 'xml' } as never)).toThrow(/'sse' or 'ndjson', got "xml"/);
+    expect(() => toEventStream(lists(), { keepAliveInterval: -1 })).toThrow(/keepAliveInterval must be/);
   });
 });
 
