@@ -76,13 +76,11 @@ export {
   type PartialStats,
   type PathSegment,
 } from './engines/partial-value.js';
+export type { SalvagedValue, SalvageSink, SalvageSource } from './engines/salvage-delivery.js';
 export {
   createSalvageScanner,
-  type SalvagedValue,
   type SalvageOptions,
   type SalvageScanner,
-  type SalvageSink,
-  type SalvageSource,
   type SalvageStats,
 } from './engines/salvage-scanner.js';
 export {

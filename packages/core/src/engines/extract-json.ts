@@ -35,13 +35,8 @@ import type { SchemaInput, SchemaValue } from '../schema/standard-schema.js';
 import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from '../syntax/depth.js';
 import { fencedBlocks, inlineCodeSpans } from '../text/fence.js';
 import { coercionDiagnostic, validatorFor } from './engine.js';
-import {
-  createSalvageScanner,
-  isNestedInFailure,
-  type SalvagedValue,
-  type SalvageOptions,
-  type SalvageSource,
-} from './salvage-scanner.js';
+import { isNestedInFailure, type SalvagedValue, type SalvageSource } from './salvage-delivery.js';
+import { createSalvageScanner, type SalvageOptions } from './salvage-scanner.js';
 
 export interface ExtractOptions<S extends SchemaInput = SchemaInput> extends SalvageOptions<S> {
   /** Receives diagnostics (schema failures, truncated candidates, repairs). */

@@ -53,50 +53,32 @@
  *    or bracket in a string, no line break, not at a closing bracket — is settled by a
  *    look-ahead, leaving exactly the state and stats the candidate would have left; anything
  *    else opens a candidate as before, so results never depend on which path decided.
+ *
+ * Where the parts are: this file is the scan — the main loop, fence lines, backtick runs,
+ * candidates and their recovery, document detection, the retained text. What becomes of a found
+ * value and when it goes out (depth guard, validation, the queue that holds output while a label
+ * is undecided: invariant 4) is salvage-delivery.ts's; the look-ahead of invariant 6
+ * (`quickFailure`) is salvage-lookahead.ts's, applied here by `#proseBrackets`.
  */
 
-import { ConfigurationError } from '../diagnostics/configuration-error.js';
-import { type Diagnostic, DiagnosticReason, excerptAround } from '../diagnostics/diagnostics.js';
+import { DiagnosticReason, excerptAround } from '../diagnostics/diagnostics.js';
 import { checkChoice, checkOptionNames, optionNames } from '../options/option-checks.js';
 import type { CoercionOptions } from '../schema/coercion-options.js';
-import type { CompiledSchema, ValidationResult } from '../schema/schema-validator.js';
 import type { SchemaInput, SchemaValue } from '../schema/standard-schema.js';
-import { DEFAULT_MAX_DEPTH, depthExceeds, mayExceedDepth } from '../syntax/depth.js';
+import { DEFAULT_MAX_DEPTH } from '../syntax/depth.js';
 import { JsonScanner, SCAN_ERROR, SCAN_MORE } from '../syntax/json-scanner.js';
 import { DEFAULT_MAX_CANDIDATE_LENGTH } from '../syntax/limits.js';
 import { FenceLine, isFenceIndent, MAX_FENCE_INDENT } from '../text/fence.js';
 import type { AdapterOptions } from './engine.js';
 import {
   checkPositiveInteger,
-  coercionDiagnostic,
-  countDiagnostic,
   type DiagnosticCounts,
   type Engine,
   type ValidatorOptions,
   validatorFor,
 } from './engine.js';
-
-export type SalvageSource = 'document' | 'fence' | 'inline' | 'embedded';
-
-export interface SalvagedValue<T = unknown> {
-  readonly value: T;
-  readonly source: SalvageSource;
-  /** Offset of the value's first character in the text. */
-  readonly start: number;
-  /** Offset just after the value's last character. */
-  readonly end: number;
-  /** Info string of the enclosing fence, lower-cased (`json`, `jsonl`, `` for a bare fence). */
-  readonly fence?: string;
-  /** Discriminator branch the value matched (with a discriminated schema). */
-  readonly branch?: string;
-  /** Set by `extractJson({ repair: true })` when the value was repaired near-JSON. */
-  readonly repaired?: true;
-  /**
-   * Set when a documented recovery (a trailing comma) was needed: `text.slice(start, end)` is
-   * then not JSON as written. A `recovered` diagnostic just before the value says where.
-   */
-  readonly recovered?: true;
-}
+import { SalvageDelivery, type SalvageSink, type SalvageSource } from './salvage-delivery.js';
+import { quickFailure } from './salvage-lookahead.js';
 
 /** `S` is the schema's type, so that values come out typed (`SchemaValue<S>`); see standard-schema.ts. */
 export interface SalvageOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions, CoercionOptions {
@@ -121,11 +103,6 @@ export interface SalvageOptions<S extends SchemaInput = SchemaInput> extends Val
    * that is otherwise the whole text, is recovered and reported (`recovered`).
    */
   readonly strict?: boolean;
-}
-
-export interface SalvageSink<T = unknown> {
-  value(value: SalvagedValue<T>): void;
-  diagnostic(diagnostic: Diagnostic): void;
 }
 
 export interface SalvageStats {
@@ -204,143 +181,6 @@ function parseShortArray(text: string): unknown[] | undefined {
   }
 }
 
-// States of `quickFailure`'s flat scan (a container with scalar members only).
-const Q_KEY_OR_END = 0; // after `{`
-const Q_KEY = 1; // after `,` in an object
-const Q_COLON = 2; // after a key
-const Q_VALUE_OR_END = 3; // after `[`
-const Q_VALUE = 4; // after `:`, or after `,` in an array
-const Q_COMMA_OR_END = 5; // after a value
-
-/** How far past a bracket `quickFailure` looks before it gives up (decision 021). */
-const QUICK_WINDOW = 64;
-
-/** The literal starting with `c` (`t`, `f`, `n`), or '' for any other character. */
-function literalFor(c: number): string {
-  return c === 0x74 ? 'true' : c === 0x66 ? 'false' : c === 0x6e ? 'null' : '';
-}
-
-/**
- * Look-ahead before a candidate is opened (decision 021): the index in `text` where the JSON
- * value starting with the bracket at `text[from]` certainly fails — exactly where the
- * incremental scanner would report the failure — or -1 when that is not settled cheaply.
- *
- * Only the failures with nothing to hand on are settled here: the container must be flat
- * (scalar members only), its strings free of escapes and brackets (so no nested value is
- * delivered and no rescan starts inside it), the failing character must not be a closing
- * bracket (a trailing comma there is recovered, and a matching one completes the value), no
- * line break may come before the failure (it would move the line start that inline spans and
- * fence lines depend on), and everything must lie within `QUICK_WINDOW` characters of `text`
- * (so chunk ends are never crossed: the normal path decides those, with the same result).
- * Anything else
- * returns -1 and the candidate is opened as before. Prose brackets (`{x`, `[3 and`,
- * `{"k": then`) die within a few characters, so the look-ahead costs a few comparisons where
- * opening and abandoning a candidate costs a scanner reset and its bookkeeping.
- */
-function quickFailure(text: string, from: number): number {
-  const object = text.charCodeAt(from) === 0x7b;
-  const limit = Math.min(text.length, from + QUICK_WINDOW);
-  let state = object ? Q_KEY_OR_END : Q_VALUE_OR_END;
-  let i = from + 1;
-  while (i < limit) {
-    let c = text.charCodeAt(i);
-    if (c === 0x20 || c === 0x09 || c === 0x0d) {
-      i++;
-      continue;
-    }
-    // A line break moves the line start (inline spans, fence lines): the normal path's.
-    if (c === 0x0a) return -1;
-    // A closing bracket completes the value, fails it in a way recovery may undo, or fails it
-    // where trailing-comma recovery must look: the normal path decides.
-    if (c === 0x7d || c === 0x5d) return -1;
-    switch (state) {
-      case Q_COLON:
-        if (c !== 0x3a) return i;
-        state = Q_VALUE;
-        i++;
-        continue;
-      case Q_COMMA_OR_END:
-        if (c !== 0x2c) return i;
-        state = object ? Q_KEY : Q_VALUE;
-        i++;
-        continue;
-      case Q_KEY_OR_END:
-      case Q_KEY:
-        if (c !== 0x22) return i;
-        break;
-      default:
-        // A value; a nested container is the normal path's.
-        if (c === 0x7b || c === 0x5b) return -1;
-    }
-    if (c === 0x22) {
-      // A string: fails at a raw control character; an escape or a bracket in it is undecided.
-      for (i++; ; i++) {
-        if (i >= limit) return -1;
-        c = text.charCodeAt(i);
-        if (c === 0x22) break;
-        if (c < 0x20) return i;
-        if (c === 0x5c || c === 0x7b || c === 0x5b) return -1;
-      }
-      i++;
-      state = state === Q_KEY_OR_END || state === Q_KEY ? Q_COLON : Q_COMMA_OR_END;
-      continue;
-    }
-    const literal = literalFor(c);
-    if (literal !== '') {
-      for (let k = 1; k < literal.length; k++) {
-        if (i + k >= limit) return -1;
-        const d = text.charCodeAt(i + k);
-        if (d !== literal.charCodeAt(k)) return d === 0x7d || d === 0x5d ? -1 : i + k;
-      }
-      i += literal.length;
-      state = Q_COMMA_OR_END;
-      continue;
-    }
-    if (c !== 0x2d && (c < 0x30 || c > 0x39)) return i;
-    // A number, followed exactly as the scanner does (RFC 8259 grammar).
-    if (c === 0x2d) {
-      if (++i >= limit) return -1;
-      c = text.charCodeAt(i);
-      if (c < 0x30 || c > 0x39) return c === 0x7d || c === 0x5d ? -1 : i;
-    }
-    if (c === 0x30) {
-      if (++i >= limit) return -1;
-      c = text.charCodeAt(i);
-      if (c >= 0x30 && c <= 0x39) return i; // a leading zero
-    } else {
-      do {
-        if (++i >= limit) return -1;
-        c = text.charCodeAt(i);
-      } while (c >= 0x30 && c <= 0x39);
-    }
-    if (c === 0x2e) {
-      if (++i >= limit) return -1;
-      c = text.charCodeAt(i);
-      if (c < 0x30 || c > 0x39) return c === 0x7d || c === 0x5d ? -1 : i;
-      do {
-        if (++i >= limit) return -1;
-        c = text.charCodeAt(i);
-      } while (c >= 0x30 && c <= 0x39);
-    }
-    if (c === 0x65 || c === 0x45) {
-      if (++i >= limit) return -1;
-      c = text.charCodeAt(i);
-      if (c === 0x2b || c === 0x2d) {
-        if (++i >= limit) return -1;
-        c = text.charCodeAt(i);
-      }
-      if (c < 0x30 || c > 0x39) return c === 0x7d || c === 0x5d ? -1 : i;
-      do {
-        if (++i >= limit) return -1;
-        c = text.charCodeAt(i);
-      } while (c >= 0x30 && c <= 0x39);
-    }
-    // The character after the number is read as what follows a value.
-    state = Q_COMMA_OR_END;
-  }
-  return -1;
-}
-
 /** The value of JSON text the scanner has validated. */
 function parseValidated(text: string): unknown {
   return parseShortArray(text) ?? JSON.parse(text);
@@ -350,69 +190,6 @@ function parseValidated(text: string): unknown {
 function endsValue(c: number): boolean {
   return c === 0x22 || c === 0x7d || c === 0x5d || (c >= 0x30 && c <= 0x39) || c === 0x65 || c === 0x6c;
 }
-
-/**
- * Index in `text` (a value's JSON text) of the first bracket nested deeper than `maxDepth`,
- * or 0 when there is none. Rare (only for a value already known to be too deep), and a plain
- * loop: the value's text is at hand and the bracket is where the diagnostic points.
- */
-function tooDeepIndex(text: string, maxDepth: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > maxDepth) return i;
-    } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-    }
-  }
-  return 0;
-}
-
-/**
- * Values that were nested in a candidate that failed (decision 006, rule 5): `extractJson`
- * tries repairing the candidate around such a value before settling for it. Kept beside the
- * records rather than on them, so that the delivered values stay exactly as documented.
- */
-const nestedInFailure = new WeakSet<SalvagedValue>();
-
-/** True when `value` (as delivered) was found nested inside a candidate that failed. */
-export function isNestedInFailure(value: SalvagedValue): boolean {
-  return nestedInFailure.has(value);
-}
-
-/**
- * Validates without letting a validator's exception (a bug, or a stack overflow) escape; a
- * ConfigurationError (a Standard Schema that validates asynchronously) is the caller's, and
- * propagates.
- */
-function validateSafely(validator: CompiledSchema, value: unknown): ValidationResult {
-  try {
-    return validator.validate(value);
-  } catch (error) {
-    if (error instanceof ConfigurationError) throw error;
-    const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return { valid: false, errors: [], message: `the schema validator failed on this value (${why})` };
-  }
-}
-
-/**
- * A value on its way out; `provisional` while its inline span may still fail to close; `note`
- * is its `recovered` diagnostic, sent just before it (one queue entry, so that a recovered
- * value can still turn out to be the document).
- */
-type Pending = { -readonly [K in keyof SalvagedValue]: SalvagedValue[K] } & {
-  provisional?: boolean;
-  note?: Diagnostic;
-  /** With `coerce`: the `recovered` diagnostics of the repairs that made the value, sent after `note`. */
-  fixes?: Diagnostic[];
-};
 
 /** The open candidate; one object reused for every candidate (prose has many). */
 interface Candidate {
@@ -431,10 +208,8 @@ class Scanner implements SalvageScanner {
     inlineSpans: 0,
     diagnostics: {},
   };
-  readonly #sink: SalvageSink;
-  readonly #validator: CompiledSchema | undefined;
+  readonly #delivery: SalvageDelivery;
   readonly #maxCandidateLength: number;
-  readonly #maxDepth: number;
   readonly #strict: boolean;
   readonly #json = new JsonScanner({ track: true });
 
@@ -472,17 +247,10 @@ class Scanner implements SalvageScanner {
   readonly #dropped: number[] = []; // absolute offsets of the commas dropped, ascending
   #heldComma = -1; // offset of a comma not yet fed, until the next character decides
   #lastChar = 0; // last non-space character fed while recovering
-  #nestedDelivery = false; // values being delivered were nested in a failed candidate
 
   // Document detection.
   #firstText = -1; // offset of the first non-whitespace character, -1 before it
-  readonly #queue: (Pending | Diagnostic)[] = []; // output held while a label is undecided
-  #holdingFirst = false; // queue[0] starts at firstText and only whitespace followed yet
-  #holdComma = -1; // offset of the one comma (recovery) after the held first value
-  #holdCommaFrom = 0; // where the comma's excerpt starts (up to 79 characters before it)
-  #holdCommaText = ''; // the excerpt's text, up to the comma: kept apart from the text
-  #inlinePending = false; // the queue holds values whose inline span has not closed yet
-  #scalar: JsonScanner | undefined; // viable scalar document from firstText
+  #scalar: JsonScanner | undefined; // viable scalar document from firstText (the delivery holds meanwhile)
   #scalarEnd = -1;
   /** The scalar document's text once it ended: the whitespace after it is then not kept. */
   #scalarSource = '';
@@ -493,10 +261,9 @@ class Scanner implements SalvageScanner {
     checkPositiveInteger('maxCandidateLength', options.maxCandidateLength, 'characters');
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
     this.#maxCandidateLength = options.maxCandidateLength ?? DEFAULT_MAX_CANDIDATE_LENGTH;
-    this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.#strict = options.strict === true;
-    this.#sink = sink;
-    this.#validator = validatorFor(options);
+    const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.#delivery = new SalvageDelivery(sink, this.stats, validatorFor(options), maxDepth, this.#strict);
   }
 
   write(text: string): void {
@@ -529,7 +296,7 @@ class Scanner implements SalvageScanner {
     this.#run('', this.#received, true);
     if (this.#context === FENCE) this.#reportEmptyFence();
     this.#finishDocument();
-    this.#flushHeld();
+    this.#delivery.flushHeld(this.#retained, this.#retainedBase);
   }
 
   // ---- document detection -------------------------------------------------------------
@@ -541,13 +308,15 @@ class Scanner implements SalvageScanner {
       while (from < text.length && isSpace(text.charCodeAt(from))) from++;
       if (from === text.length) return;
       this.#firstText = base + from;
+      this.#delivery.textStartsAt(this.#firstText);
       const c = text.charCodeAt(from);
       if (c !== 0x7b && c !== 0x5b) {
         this.#scalar = new JsonScanner();
+        this.#delivery.followScalar();
       }
-    } else if (this.#holdingFirst) {
+    } else if (this.#delivery.holdingFirst) {
       // Anything but whitespace after the held first value makes it embedded.
-      this.#checkHold(base, base + text.length);
+      this.#delivery.checkHold(this.#retained, this.#retainedBase, base, base + text.length);
     }
     const scalar = this.#scalar;
     if (scalar === undefined) return;
@@ -582,7 +351,7 @@ class Scanner implements SalvageScanner {
     this.#scalar = undefined;
     this.#scalarEnd = -1;
     this.#scalarSource = '';
-    if (!this.#holding) this.#drain();
+    this.#delivery.dropScalar();
   }
 
   /** At the end: a scalar that spans the whole text is the document. */
@@ -604,13 +373,8 @@ class Scanner implements SalvageScanner {
     const end = this.#firstText + source.length;
     this.#scalar = undefined;
     this.#scalarSource = '';
-    // What was found inside the document (brackets in a string) is part of it: dropped, and a
-    // diagnostic among it (counted when it was queued) no longer counted.
-    for (const item of this.#queue) if ('reason' in item) this.#uncount(item.reason);
-    this.#queue.length = 0;
-    this.#holdingFirst = false;
-    this.#inlinePending = false;
-    this.#deliver(JSON.parse(source), 'document', this.#firstText, end, undefined, source);
+    // What was found inside the document (brackets in a string) is part of it: the delivery drops it.
+    this.#delivery.deliverDocument(JSON.parse(source), this.#firstText, end, source);
   }
 
   // ---- the main loop --------------------------------------------------------------------
@@ -682,7 +446,7 @@ class Scanner implements SalvageScanner {
         this.#cursor = at + 1;
         this.#lineStart = at + 1;
         this.#inlineTicks = 0;
-        this.#resolveInline(false);
+        this.#delivery.resolveInline(false);
       } else if (c === 0x7b || c === 0x5b) {
         if (this.#context === FENCE) {
           this.#fenceHasText = true;
@@ -809,7 +573,7 @@ class Scanner implements SalvageScanner {
     } else if (this.#inlineTicks === count) {
       this.#inlineTicks = 0;
       this.stats.inlineSpans++;
-      this.#resolveInline(true);
+      this.#delivery.resolveInline(true);
     }
   }
 
@@ -890,7 +654,7 @@ class Scanner implements SalvageScanner {
     if (this.#fenceValues > 0 || !this.#fenceHasText || !JSON_INFO.has(this.#fenceInfo)) return;
     const why = this.#fenceError === '' ? 'no object or array in it' : this.#fenceError;
     const marker = String.fromCharCode(this.#fenceMarker).repeat(this.#fenceLength);
-    this.#report(
+    this.#delivery.report(
       DiagnosticReason.syntax,
       this.#fenceLine,
       `fenced ${this.#fenceInfo === '' ? 'code' : this.#fenceInfo} block holds no valid JSON: ${why}`,
@@ -901,7 +665,7 @@ class Scanner implements SalvageScanner {
   // ---- candidates ---------------------------------------------------------------------
 
   #startCandidate(at: number): void {
-    if (this.#holdingFirst) this.#checkHold(at, at + 1);
+    if (this.#delivery.holdingFirst) this.#delivery.checkHold(this.#retained, this.#retainedBase, at, at + 1);
     const source: SalvageSource = this.#context === FENCE ? 'fence' : this.#inlineTicks > 0 ? 'inline' : 'embedded';
     const candidate = this.#candidate;
     candidate.start = at;
@@ -958,7 +722,7 @@ class Scanner implements SalvageScanner {
    * touching the scanner.
    */
   #abandonAtOnce(start: number, at: number): void {
-    if (this.#holdingFirst) this.#checkHold(start, start + 1);
+    if (this.#delivery.holdingFirst) this.#delivery.checkHold(this.#retained, this.#retainedBase, start, start + 1);
     this.stats.candidates++;
     this.stats.abandoned++;
     if (this.#recovering) {
@@ -1001,7 +765,7 @@ class Scanner implements SalvageScanner {
     json.end();
     this.#open = false;
     this.stats.abandoned++;
-    this.#report(
+    this.#delivery.report(
       DiagnosticReason.truncated,
       candidate.start,
       `input ended inside a ${candidate.source === 'fence' ? 'fenced' : candidate.source} value: ${json.errorMessage}`,
@@ -1109,7 +873,7 @@ class Scanner implements SalvageScanner {
     this.#open = false;
     this.stats.abandoned++;
     const resume = candidate.start + this.#maxCandidateLength + 1;
-    this.#report(
+    this.#delivery.report(
       DiagnosticReason.tooLong,
       candidate.start,
       `candidate longer than maxCandidateLength (${this.#maxCandidateLength} characters) abandoned`,
@@ -1126,19 +890,21 @@ class Scanner implements SalvageScanner {
     this.#open = false;
     this.#cursor = end;
     this.#updateLineStart(candidate.start, end);
-    this.#deliverRange(candidate.start, end, candidate.source, candidate.fence);
-    if (this.#holdingFirst) this.#checkHold(end, this.#received);
+    this.#deliverRange(candidate.start, end, candidate.source, candidate.fence, false);
+    if (this.#delivery.holdingFirst) this.#delivery.checkHold(this.#retained, this.#retainedBase, end, this.#received);
   }
 
   /**
    * Delivers the value whose text is `[start, end)` of the open (or just closed) candidate,
-   * without the commas that recovery dropped in it.
+   * without the commas that recovery dropped in it; `nested` when the candidate failed around it.
    */
-  #deliverRange(start: number, end: number, source: SalvageSource, fence: string | undefined): void {
+  #deliverRange(start: number, end: number, source: SalvageSource, fence: string | undefined, nested: boolean): void {
+    // Counted whatever becomes of the value (too deep, rejected): the fence held one.
+    if (source === 'fence') this.#fenceValues++;
     const text = this.#slice(start, end);
     const dropped = this.#dropped;
     if (!this.#recovering || dropped.length === 0 || (dropped[dropped.length - 1] as number) < start) {
-      this.#deliver(parseValidated(text), source, start, end, fence, text);
+      this.#delivery.deliver(parseValidated(text), source, start, end, fence, text, nested);
       return;
     }
     // Binary search for the first dropped comma at or after `start`.
@@ -1159,42 +925,17 @@ class Scanner implements SalvageScanner {
       count++;
     }
     if (count === 0) {
-      this.#deliver(parseValidated(text), source, start, end, fence, text);
+      this.#delivery.deliver(parseValidated(text), source, start, end, fence, text, nested);
       return;
     }
     clean += text.slice(from - start);
     const first = dropped[low] as number;
-    this.#deliver(JSON.parse(clean), source, start, end, fence, text, {
+    this.#delivery.deliver(JSON.parse(clean), source, start, end, fence, text, nested, {
       reason: DiagnosticReason.recovered,
       offset: first,
       excerpt: excerptAround(text, first - start),
       message: `${count === 1 ? 'a trailing comma' : `${count} trailing commas`} before a closing bracket dropped (the value was not JSON as written)`,
     });
-  }
-
-  /**
-   * Releases the held first value if anything but whitespace stands in `[from, to)` — apart
-   * from one comma right after it, which recovery allows (`{"a": 1},` is still the document).
-   */
-  #checkHold(from: number, to: number): void {
-    for (let p = from; p < to; p++) {
-      const c = this.#charAt(p);
-      if (!isSpace(c)) {
-        if (c === 0x2c && (this.#holdComma < 0 || this.#holdComma === p) && !this.#strict) {
-          if (this.#holdComma < 0) {
-            const first = this.#queue[0];
-            const start = first !== undefined && !('reason' in first) ? first.start : Math.max(0, this.#firstText);
-            this.#holdCommaFrom = Math.max(start, p - 79);
-            this.#holdCommaText = this.#slice(this.#holdCommaFrom, p + 1);
-          }
-          this.#holdComma = p;
-          continue;
-        }
-        this.#holdingFirst = false;
-        if (!this.#holding) this.#drain();
-        return;
-      }
-    }
   }
 
   /** The candidate failed at `at`: deliver its complete nested values, then rescan or go on. */
@@ -1226,12 +967,7 @@ class Scanner implements SalvageScanner {
       const start = children[k] as number;
       const end = children[k + 1] as number;
       if (end > limit) break;
-      this.#nestedDelivery = true;
-      try {
-        this.#deliverRange(start, end, candidate.source, candidate.fence);
-      } finally {
-        this.#nestedDelivery = false;
-      }
+      this.#deliverRange(start, end, candidate.source, candidate.fence, true);
     }
     this.#rescanFloor = Math.max(this.#rescanFloor, at);
     if (rescanAt >= 0) {
@@ -1253,191 +989,10 @@ class Scanner implements SalvageScanner {
       if (retained.charCodeAt(i) === 0x0a) {
         this.#lineStart = i + 1 + this.#retainedBase;
         this.#inlineTicks = 0;
-        this.#resolveInline(false);
+        this.#delivery.resolveInline(false);
         return;
       }
     }
-  }
-
-  // ---- delivery -----------------------------------------------------------------------
-
-  #deliver(
-    value: unknown,
-    source: SalvageSource,
-    start: number,
-    end: number,
-    fence: string | undefined,
-    text: string,
-    note?: Diagnostic,
-  ): void {
-    if (source === 'fence') this.#fenceValues++;
-    // The depth guard comes first: a validator following a recursive schema recurses too.
-    if (mayExceedDepth(text.length, this.#maxDepth) && depthExceeds(value, this.#maxDepth)) {
-      const at = tooDeepIndex(text, this.#maxDepth);
-      this.#count(DiagnosticReason.tooDeep);
-      this.#output({
-        reason: DiagnosticReason.tooDeep,
-        offset: start + at,
-        excerpt: excerptAround(text, at),
-        message: `value nested deeper than maxDepth (${this.#maxDepth} levels); the value was dropped`,
-      });
-      return;
-    }
-    let branch: string | undefined;
-    let coerced = value;
-    let fixes: Diagnostic[] | undefined;
-    if (this.#validator !== undefined) {
-      const result = validateSafely(this.#validator, value);
-      if (!result.valid) {
-        this.#count(DiagnosticReason.schema);
-        this.#output({
-          reason: DiagnosticReason.schema,
-          offset: start,
-          excerpt: excerptAround(text),
-          message: result.message,
-          errors: result.errors,
-          ...(result.branch === undefined ? {} : { branch: result.branch }),
-        });
-        return;
-      }
-      branch = result.branch;
-      if (result.fixes !== undefined) {
-        coerced = result.value;
-        fixes = result.fixes.map((fix) => coercionDiagnostic(fix, start, text, result.branch));
-      }
-    }
-    const record: Pending = { value: coerced, source, start, end };
-    if (fence !== undefined) record.fence = fence;
-    if (branch !== undefined) record.branch = branch;
-    if (fixes !== undefined) record.fixes = fixes;
-    if (note !== undefined) {
-      record.recovered = true;
-      record.note = note;
-    }
-    if (this.#nestedDelivery) nestedInFailure.add(record);
-    if (source === 'inline') {
-      // Inline only if the span closes on this line: decided when it does, or does not.
-      record.provisional = true;
-      this.#inlinePending = true;
-    } else if (source === 'embedded' && start === this.#firstText && this.#queue.length === 0) {
-      this.#holdingFirst = true;
-    }
-    this.#output(record);
-  }
-
-  /** True while the label of a queued value is still undecided. */
-  get #holding(): boolean {
-    return this.#scalar !== undefined || this.#holdingFirst || this.#inlinePending;
-  }
-
-  #output(item: Pending | Diagnostic): void {
-    if (this.#queue.length === 0 && !this.#holding) {
-      this.#send(item);
-      return;
-    }
-    this.#queue.push(item);
-    if (!this.#holding) this.#drain();
-  }
-
-  #send(item: Pending | Diagnostic): void {
-    if ('reason' in item) {
-      this.#sink.diagnostic(item);
-      return;
-    }
-    if (item.provisional !== undefined) delete item.provisional;
-    const note = item.note;
-    if (note !== undefined) {
-      delete item.note;
-      this.#count(note.reason);
-      this.#sink.diagnostic(note);
-    }
-    const fixes = item.fixes;
-    if (fixes !== undefined) {
-      delete item.fixes;
-      for (const fix of fixes) {
-        this.#count(fix.reason);
-        this.#sink.diagnostic(fix);
-      }
-    }
-    this.stats.values++;
-    this.#sink.value(item);
-  }
-
-  /** The inline span of provisional values closed (`true`) or ended with its line (`false`). */
-  #resolveInline(closed: boolean): void {
-    if (!this.#inlinePending) return;
-    this.#inlinePending = false;
-    for (const item of this.#queue) {
-      if ('provisional' in item && item.provisional === true) {
-        item.provisional = false;
-        if (!closed) item.source = 'embedded';
-      }
-    }
-    if (!this.#holding) this.#drain();
-  }
-
-  /** Emits the queued values and diagnostics in order. */
-  #drain(): void {
-    if (this.#queue.length === 0) return;
-    const items = this.#queue.splice(0);
-    for (const item of items) this.#send(item);
-  }
-
-  /** At the end: a lone first value with only whitespace after it is the document. */
-  #flushHeld(): void {
-    this.#resolveInline(false);
-    const first = this.#queue[0];
-    if (
-      this.#holdingFirst &&
-      first !== undefined &&
-      !('reason' in first) &&
-      this.#queue.length === 1 &&
-      this.#onlySpaceAfter(first.end)
-    ) {
-      first.source = 'document';
-      const comma = this.#holdComma;
-      if (comma >= 0) {
-        const message = 'a comma after the document dropped (the text was not JSON as written)';
-        const from = this.#holdCommaFrom;
-        first.recovered = true;
-        first.note =
-          first.note === undefined
-            ? {
-                reason: DiagnosticReason.recovered,
-                offset: comma,
-                excerpt: excerptAround(this.#holdCommaText, comma - from),
-                message,
-              }
-            : { ...first.note, message: `${first.note.message}; ${message}` };
-      }
-    }
-    this.#holdingFirst = false;
-    this.#drain();
-  }
-
-  /** Text no longer kept (see compact) was whitespace, or the comma: checkHold saw it arrive. */
-  #onlySpaceAfter(end: number): boolean {
-    for (let p = Math.max(end, this.#retainedBase); p < this.#received; p++) {
-      if (!isSpace(this.#charAt(p)) && p !== this.#holdComma) return false;
-    }
-    return true;
-  }
-
-  #count(reason: Diagnostic['reason']): void {
-    countDiagnostic(this.stats.diagnostics, reason);
-  }
-
-  /** Takes back the count of a queued diagnostic that will not be reported. */
-  #uncount(reason: Diagnostic['reason']): void {
-    const counts = this.stats.diagnostics as Record<string, number | undefined>;
-    const left = (counts[reason] ?? 0) - 1;
-    if (left > 0) counts[reason] = left;
-    else delete counts[reason];
-  }
-
-  #report(reason: Diagnostic['reason'], offset: number, message: string, excerptText: string): void {
-    this.#count(reason);
-    this.#output({ reason, offset, excerpt: excerptAround(excerptText), message });
   }
 
   // ---- retained text ----------------------------------------------------------------------
@@ -1459,13 +1014,11 @@ class Scanner implements SalvageScanner {
     if (this.#cursor - this.#lineStart <= MAX_FENCE_INDENT) keep = Math.min(keep, this.#lineStart);
     // A scalar document in flight is read from its text; once it ended, its text is kept apart.
     if (this.#scalar !== undefined && this.#scalarEnd < 0) keep = Math.min(keep, Math.max(0, this.#firstText));
-    if (this.#holdingFirst) {
+    if (this.#delivery.holdingFirst) {
       // The held value is queued with its own text; after it only whitespace (and one comma,
       // whose excerpt checkHold kept) came, as checkHold saw: what is kept is the last 80
       // characters, which a comma's excerpt may show, not all of that whitespace.
-      const first = this.#queue[0];
-      const start = first !== undefined && !('reason' in first) ? first.start : Math.max(0, this.#firstText);
-      keep = Math.min(keep, Math.max(start, this.#received - 80));
+      keep = Math.min(keep, Math.max(this.#delivery.heldStart, this.#received - 80));
     }
     // Dropping costs a copy of what is kept: do it once there is something worth dropping.
     if (keep - this.#retainedBase > 4096 || (keep === this.#received && keep > this.#retainedBase)) {
