@@ -2,8 +2,8 @@
  * Prefix validation of the JSONL line in flight (`prefixCheck` of the JSONL decoder): the
  * implementation the decoder is given as `prefixCheckWith: linePrefixCheck`. It lives apart
  * from the decoder, which imports only its types, so that a bundle that never checks prefixes
- * does not carry it (~25 KB minified with prefix-check.ts; decision 018). The Node streams and
- * the prompt runner pass it for you.
+ * does not carry it (~25 KB minified with prefix-check.ts and prefix-rules.ts; decision 018).
+ * The Node streams and the prompt runner pass it for you.
  */
 
 import type { JsonSchema } from '../schema/schema-validator.js';

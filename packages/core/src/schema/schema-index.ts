@@ -5,7 +5,7 @@
  *
  * The validator (ajv) resolves references itself. The units that walk a schema's JSON without a
  * validator — the sub-schema lookup of the partial builder and the element stream
- * (schema-validator.ts) and the prefix checks (prefix-check.ts) — resolve them here, so that a
+ * (schema-validator.ts) and the prefix checks (prefix-rules.ts) — resolve them here, so that a
  * reference means to them what it means to the validator: `#/definitions/a` inside a nested
  * resource names that resource's definition, `other.json#/x` names the embedded resource whose
  * `$id` is `other.json`, `#name` names an `$anchor` (or a draft-07 `$id: "#name"`).
