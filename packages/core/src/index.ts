@@ -65,16 +65,14 @@ export {
   type JsonlValueInfo,
   parseJsonl,
 } from './engines/jsonl-decoder.js';
+export { applyChanges, type Change, type PathSegment } from './engines/partial-changes.js';
 export {
-  applyChanges,
-  type Change,
   createPartialBuilder,
   type DeepPartial,
   type PartialBuilder,
   type PartialOptions,
   type PartialSink,
   type PartialStats,
-  type PathSegment,
 } from './engines/partial-value.js';
 export type { SalvagedValue, SalvageSink, SalvageSource } from './engines/salvage-delivery.js';
 export {
