@@ -54,6 +54,10 @@
  *   succeeds. With `failFast`, nothing a turned-on coercion could repair ends the call (JSONL
  *   lines are then checked once complete; a JSON document's prefix checks skip what coercion
  *   repairs).
+ * - Layout: this file resolves a call (`prepare`), calls the model again while retries remain
+ *   (`execute`) and pumps a stream (`AnswerStream`); one attempt — the model called once, its
+ *   answer read and decided — is attempt.ts, and where a JSON document starts for the failFast
+ *   builder is document-start.ts.
  * Configuration problems (unknown prompt, missing or broken schema, bad variables) throw
  * `ContractConfigurationError` before the model is called. What the model function itself
  * throws, and what `onDiagnostic` throws, reaches the caller unchanged (they are not answers).
@@ -63,27 +67,21 @@ import {
   type CoerceOption,
   ConfigurationError,
   ConfigurationErrorCode,
-  createElementScanner,
-  createJsonlDecoder,
-  createPartialBuilder,
   type Diagnostic,
-  extractJson,
   type JsonSchema,
   type SchemaInput,
   type SchemaValue,
   type StandardSchemaV1,
 } from '@llmjson/core';
-import { NODE_DEFAULTS, withNodeDefaults } from '@llmjson/core/ajv';
 import {
   checkChoice,
   checkOptionNames,
   coercionRules,
-  excerptAround,
   isStandardSchema,
   jsonSchemaOf,
-  namesChecked,
   quoteInput,
 } from '@llmjson/core/internal';
+import { type Attempt, type Prepared, runAttempt } from './attempt.js';
 import { type CatalogReport, checkCatalog } from './catalog.js';
 import {
   type AttemptFailure,
@@ -100,23 +98,10 @@ import {
   type Envelope,
   type EnvelopeAttempt,
   type EnvelopeError,
-  type EnvelopeInput,
   type EnvelopeSchema,
 } from './envelope.js';
-import {
-  ContractConfigurationError,
-  ContractErrorCode,
-  ContractValidationError,
-  type ContractViolation,
-} from './errors.js';
-import {
-  type Llm,
-  type LlmMessage,
-  type LlmRequest,
-  type LlmResult,
-  normalizeLlmResult,
-  type ResponseType,
-} from './llm.js';
+import { ContractConfigurationError, ContractErrorCode, ContractValidationError } from './errors.js';
+import type { Llm, LlmMessage, LlmRequest } from './llm.js';
 import { CONTRACTS_OPTION_NAMES } from './option-names.js';
 import {
   checkPromptConfig,
@@ -126,7 +111,7 @@ import {
   renderTemplate,
   type Variables,
 } from './prompt-config.js';
-import { coercingValidator, incompleteOutcome, isTruncated, parseJsonResponse } from './responses.js';
+import { coercingValidator, incompleteOutcome } from './responses.js';
 import { compileContractSchema, createSchemaRegistry, type SchemaRegistry } from './schema-registry.js';
 
 export interface PromptManagerOptions {
@@ -226,7 +211,7 @@ type EntryValue<E> = E extends { readonly schema_ref: string }
 
 /**
  * Whether a `json` entry's stream yields its array's elements, as the runner decides at run
- * time (`streamsArrayElements`): a JSON Schema with `items` (an object or `true`, not a
+ * time (`streamsArrayElements`, attempt.ts): a JSON Schema with `items` (an object or `true`, not a
  * tuple's array), no `prefixItems`, and `type: 'array'` or no `type`; a Standard Schema whose
  * type carries a JSON Schema export (`~standard.jsonSchema`: zod, arktype, valibot through
  * `toStandardJsonSchema`) and whose value type is a plain array (`T[]`: the vendors export it
@@ -342,45 +327,10 @@ export interface PromptManager<P extends UntypedPrompts = UntypedPrompts> {
   ): PromptStream<TypesOfId<P, Id>['streamed'], TypesOfId<P, Id>['json']>;
 }
 
-interface Prepared {
-  readonly id: string;
-  /** The first attempt's request, without signal, attempt and messages. */
-  readonly request: LlmRequest;
-  readonly signal: AbortSignal | undefined;
-  readonly failFast: boolean;
-  readonly retries: number;
-  readonly correction: Correction | undefined;
-  readonly responseType: ResponseType;
-  readonly schema: SchemaInput | undefined;
-  readonly schemaRef: string | undefined;
-  /** The envelope's schema section, for a Standard Schema. */
-  readonly schemaSection: EnvelopeSchema | undefined;
-  readonly discriminator: string | false | undefined;
-  /** The `coerce` option of a json or jsonl prompt, when it turns any coercion on. */
-  readonly coerce: CoerceOption | undefined;
-}
-
-/**
- * Whether a JSON document's elements stream one by one: its schema (a Standard Schema's export)
- * is an array (`type: 'array'`, or no `type`) whose elements all have one schema, `items` (an
- * object or `true`), and no `prefixItems`. A tuple, an array without `items` and anything
- * else stream the document whole: the element scanner checks every element against `items`.
- */
-function streamsArrayElements(input: SchemaInput | undefined): boolean {
-  const schema = input !== undefined && isStandardSchema(input) ? jsonSchemaOf(input) : input;
-  if (typeof schema !== 'object') return false;
-  const items = schema.items;
-  return (
-    (schema.type === 'array' || schema.type === undefined) &&
-    schema.prefixItems === undefined &&
-    (items === true || (typeof items === 'object' && items !== null && !Array.isArray(items)))
-  );
-}
-
 class Manager implements PromptManager {
-  private readonly config: PromptConfig;
-  private readonly registry: SchemaRegistry;
-  private readonly options: PromptManagerOptions;
+  readonly #config: PromptConfig;
+  readonly #registry: SchemaRegistry;
+  readonly #options: PromptManagerOptions;
 
   constructor(config: unknown, options: PromptManagerOptions) {
     checkOptionNames('createPromptManager', options, CONTRACTS_OPTION_NAMES.createPromptManager);
@@ -389,21 +339,21 @@ class Manager implements PromptManager {
     checkRetries(options.retries, 'createPromptManager');
     checkCorrection(options.correction, 'createPromptManager');
     checkCoerce(options.coerce, 'createPromptManager');
-    this.config = checkPromptConfig(config);
-    this.registry = options.registry ?? createSchemaRegistry();
-    this.options = options;
+    this.#config = checkPromptConfig(config);
+    this.#registry = options.registry ?? createSchemaRegistry();
+    this.#options = options;
   }
 
   get ids(): readonly string[] {
-    return Object.keys(this.config.prompts);
+    return Object.keys(this.#config.prompts);
   }
 
   check(): CatalogReport {
-    return checkCatalog(this.config, this.registry);
+    return checkCatalog(this.#config, this.#registry);
   }
 
-  private entry(id: string): PromptEntry {
-    const entry = Object.hasOwn(this.config.prompts, id) ? this.config.prompts[id] : undefined;
+  #entry(id: string): PromptEntry {
+    const entry = Object.hasOwn(this.#config.prompts, id) ? this.#config.prompts[id] : undefined;
     if (entry === undefined) {
       throw new ContractConfigurationError(
         ContractErrorCode.promptInvalid,
@@ -415,28 +365,28 @@ class Manager implements PromptManager {
   }
 
   render(id: string, vars: Variables): { system?: string; prompt: string } {
-    const entry = this.entry(id);
+    const entry = this.#entry(id);
     const variables = checkVariables(vars, `the variables of prompt "${quoteInput(id)}"`);
     const prompt = renderTemplate(entry.prompt, variables, id);
-    const systemTemplate = entry.system ?? this.config.system;
+    const systemTemplate = entry.system ?? this.#config.system;
     return systemTemplate === undefined
       ? { prompt }
       : { system: renderTemplate(systemTemplate, variables, id), prompt };
   }
 
   /** Everything that can go wrong before the call: resolved here, before `llm` runs. */
-  private prepare(id: string, vars: Variables, options: CallOptions): Prepared {
+  #prepare(id: string, vars: Variables, options: CallOptions): Prepared {
     checkOptionNames('the call', options, CONTRACTS_OPTION_NAMES.call);
     checkChoice('failFast', options.failFast, [true, false]);
     checkRetries(options.retries, 'the call options');
     checkCorrection(options.correction, 'the call options');
     checkCoerce(options.coerce, 'the call options');
-    const entry = this.entry(id);
+    const entry = this.#entry(id);
     const responseType = entry['response-type'] ?? 'text';
     let schema: SchemaInput | undefined;
     if (entry.schema_ref !== undefined) {
       try {
-        schema = this.registry.resolve(entry.schema_ref).schema;
+        schema = this.#registry.resolve(entry.schema_ref).schema;
       } catch (error) {
         if (error instanceof ContractConfigurationError) {
           throw new ContractConfigurationError(error.code, `prompt "${quoteInput(id)}": ${error.message}`, {
@@ -458,7 +408,7 @@ class Manager implements PromptManager {
       );
     }
     // Coercion applies to json and jsonl prompts (a text prompt has no schema to guide it).
-    const coerceOption = options.coerce ?? this.options.coerce;
+    const coerceOption = options.coerce ?? this.#options.coerce;
     const coerce = responseType !== 'text' && coercionRules(coerceOption) !== undefined ? coerceOption : undefined;
     if (schema !== undefined) {
       const compiled = compileContractSchema(
@@ -490,9 +440,9 @@ class Manager implements PromptManager {
       id,
       request,
       signal: options.signal,
-      failFast: options.failFast ?? this.options.failFast ?? false,
-      retries: options.retries ?? this.options.retries ?? 0,
-      correction: options.correction ?? this.options.correction,
+      failFast: options.failFast ?? this.#options.failFast ?? false,
+      retries: options.retries ?? this.#options.retries ?? 0,
+      correction: options.correction ?? this.#options.correction,
       responseType,
       schema,
       schemaRef: entry.schema_ref,
@@ -506,7 +456,7 @@ class Manager implements PromptManager {
    * Calls the model, yields values as they complete, returns the envelope; calls it again with a
    * correction while an answer fails its contract and retries remain.
    */
-  private async *execute(prepared: Prepared, llm: Llm): AsyncGenerator<unknown, Envelope> {
+  async *#execute(prepared: Prepared, llm: Llm): AsyncGenerator<unknown, Envelope> {
     const { request } = prepared;
     const structured = prepared.responseType !== 'text';
     const retries = structured ? prepared.retries : 0;
@@ -517,7 +467,7 @@ class Manager implements PromptManager {
     ];
     const attempts: EnvelopeAttempt[] = [];
     for (let attempt = 1; ; attempt++) {
-      const done: Attempt = yield* this.attempt(prepared, llm, attempt, messages);
+      const done: Attempt = yield* runAttempt(prepared, llm, attempt, messages, this.#options);
       const { envelope } = done;
       const failure = failureOf(prepared, attempt, envelope, done);
       const last = failure === undefined || attempt > retries;
@@ -530,309 +480,22 @@ class Manager implements PromptManager {
     }
   }
 
-  /** One call of the model. */
-  private async *attempt(
-    prepared: Prepared,
-    llm: Llm,
-    attempt: number,
-    messages: readonly LlmMessage[],
-  ): AsyncGenerator<unknown, Attempt> {
-    const { id, responseType, schema, discriminator, failFast, coerce } = prepared;
-    const ready: unknown[] = [];
-    const values: unknown[] = [];
-    const diagnostics: Diagnostic[] = [];
-    const onDiagnostic = this.options.onDiagnostic;
-    const context = { attempt };
-    // The caller's own exception, told apart from one the engine raised on the answer.
-    let callbackFailure: { error: unknown } | undefined;
-    const report = (d: Diagnostic) => {
-      diagnostics.push(d);
-      try {
-        onDiagnostic?.(d, id, context);
-      } catch (error) {
-        callbackFailure = { error };
-        throw error;
-      }
-    };
-    // failFast: the first diagnostic that proves the answer breaks its contract.
-    let violation: Diagnostic | undefined;
-    const violates = (d: Diagnostic): boolean =>
-      failFast && violation === undefined && (d.reason === 'schema' || d.reason === 'violation');
-    // The Node defaults (ajv, withCoercion: decision 031). Every engine coerces alike: JSONL
-    // lines, array elements, the document (and the failFast builder, whose prefix checks then
-    // skip what coercion repairs).
-    const schemaOptions = withNodeDefaults({
-      ...(schema === undefined ? {} : { schema }),
-      ...(discriminator === undefined ? {} : { discriminator }),
-      ...(coerce === undefined ? {} : { coerce }),
-    });
-    // failFast: a JSONL line is checked while it streams too, so the call ends before it completes
-    // (not under coerce: the decoder then checks lines once complete, as a coercible line
-    // breaks the schema in its text yet is delivered).
-    const jsonlOptions = { ...schemaOptions, prefixCheck: failFast, prefixCheckWith: NODE_DEFAULTS.linePrefixCheck };
-    let engine =
-      responseType === 'jsonl'
-        ? createJsonlDecoder(jsonlOptions, {
-            value(value) {
-              if (violation !== undefined) return;
-              values.push(value);
-              ready.push(value);
-            },
-            diagnostic(d) {
-              if (violation !== undefined) return;
-              if (violates(d)) violation = d;
-              report(d);
-            },
-          })
-        : responseType === 'json' && streamsArrayElements(schema)
-          ? createElementScanner(schemaOptions, {
-              value: (element) => {
-                if (violation === undefined) ready.push(element.value);
-              },
-              // Delivered as the elements stream (a failed or cut element), except a coercion's
-              // repair: the document's own parse reports each once, with its path in the document.
-              diagnostic(d) {
-                if (violation !== undefined || d.reason === 'recovered') return;
-                report(d);
-              },
-            })
-          : undefined;
-    // failFast on a JSON document: a partial builder finds violations while it streams.
-    let text = '';
-    const toBuilder = documentStart();
-    let builder =
-      failFast && responseType === 'json'
-        ? createPartialBuilder(
-            { ...schemaOptions, snapshots: false },
-            {
-              update() {},
-              diagnostic(d) {
-                if (!violates(d)) return;
-                // The builder's offsets count from the document's start: made the answer's. A short
-                // excerpt gets the answer's text around the place (as far as it has arrived).
-                const offset = d.offset + toBuilder.skipped;
-                violation = {
-                  ...d,
-                  offset,
-                  ...(d.excerpt.length >= MIN_EXCERPT ? {} : { excerpt: excerptAround(text, offset) }),
-                };
-                report(violation);
-              },
-            },
-          )
-        : undefined;
-
-    const streamsElements = engine !== undefined && responseType === 'json';
-    // An engine that throws on the answer (a validator bug) must not make the call throw: it
-    // stops streaming, and the outcome is decided below.
-    let engineFailure: string | undefined;
-    const guarded = (step: () => void): unknown => {
-      try {
-        step();
-        return undefined;
-      } catch (error) {
-        if (callbackFailure !== undefined && callbackFailure.error === error) throw error;
-        if (error instanceof ConfigurationError) throw error; // the schema's (async validation), not the answer's
-        return error;
-      }
-    };
-    const feed = (step: () => void): void => {
-      const error = guarded(step);
-      if (error === undefined) return;
-      engine = undefined;
-      engineFailure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    };
-    // The builder only watches: when it fails, the answer is decided as without failFast.
-    const watch = (chunk: string | undefined): void => {
-      const watching = builder;
-      if (watching === undefined) return;
-      const text = chunk === undefined ? undefined : toBuilder.read(chunk);
-      if (chunk !== undefined && text === '') return;
-      if (guarded(() => (text === undefined ? watching.end() : watching.write(text))) !== undefined)
-        builder = undefined;
-    };
-
-    // The runner's own signal: the caller's aborts it, and so does a failFast violation.
-    const controller = new AbortController();
-    const callerSignal = prepared.signal;
-    const forward = () => controller.abort(callerSignal?.reason);
-    if (callerSignal?.aborted) forward();
-    else callerSignal?.addEventListener('abort', forward, { once: true });
-    let stopped = false;
-    let result: LlmResult;
-    try {
-      const request: LlmRequest = { ...prepared.request, signal: controller.signal, attempt, messages: [...messages] };
-      const normalized = normalizeLlmResult(await llm(request));
-      result = normalized.result;
-      const iterator = normalized.chunks[Symbol.asyncIterator]();
-      let open = true;
-      try {
-        for (;;) {
-          let step: IteratorResult<string>;
-          try {
-            step = await iterator.next();
-          } catch (error) {
-            open = false;
-            throw error;
-          }
-          if (step.done === true) {
-            open = false;
-            break;
-          }
-          const chunk = step.value;
-          text += chunk;
-          watch(chunk);
-          if (engine !== undefined) {
-            const writing = engine;
-            feed(() => writing.write(chunk));
-          } else if (responseType === 'text') {
-            yield chunk;
-          }
-          while (ready.length > 0) yield ready.shift();
-          if (violation !== undefined) {
-            // Stop the model: the client closes its connection, and nothing more is read.
-            stopped = true;
-            controller.abort(new Error(`failFast: ${violation.message}`));
-            break;
-          }
-        }
-      } finally {
-        // Stopped early (failFast, or the consumer left): close the answer's stream.
-        if (open) await iterator.return?.()?.catch(() => undefined);
-      }
-    } finally {
-      callerSignal?.removeEventListener('abort', forward);
-    }
-    if (!stopped) {
-      const ending = engine;
-      if (ending !== undefined) feed(() => ending.end());
-      watch(undefined);
-      while (ready.length > 0) yield ready.shift();
-    }
-
-    const finishReason = result.finishReason;
-    const base = {
-      responseType,
-      schemaRef: prepared.schemaRef,
-      schema: prepared.schemaSection,
-      text,
-      model: result.model,
-      provider: result.provider,
-      usage: result.usage,
-      finishReason,
-    };
-    const done = (input: Parameters<typeof createEnvelope>[0], invalid?: { value: unknown }): Attempt => ({
-      input,
-      envelope: createEnvelope(input),
-      text,
-      ...(invalid === undefined ? {} : { invalid }),
-    });
-    if (violation !== undefined) {
-      const found = violationOf(violation, responseType === 'jsonl' ? lineValue(text, violation) : builder?.value);
-      return done(
-        {
-          ...base,
-          status: 'failed',
-          diagnostics,
-          error: {
-            reason: found.reason,
-            detail: found.detail,
-            message: found.message,
-            ...(found.errors.length === 0 ? {} : { errors: found.errors }),
-            path: found.path,
-            rule: found.rule,
-            diagnostic: found.diagnostic,
-          },
-        },
-        found.invalid,
-      );
-    }
-    if (responseType === 'text') {
-      const incomplete = isTruncated(finishReason);
-      return done({
-        ...base,
-        status: incomplete ? 'incomplete' : 'succeeded',
-        ...(incomplete ? { error: incompleteError(finishReason as string) } : {}),
-      });
-    }
-    if (responseType === 'jsonl' && engineFailure !== undefined) {
-      return done({
-        ...base,
-        status: 'failed',
-        diagnostics,
-        error: {
-          reason: 'CONTRACT_VALIDATION_FAILED',
-          detail: 'SCHEMA_MISMATCH',
-          message: `validating the answer failed (${engineFailure}); its lines could not be checked`,
-        },
-      });
-    }
-    if (responseType === 'jsonl') {
-      const incomplete = isTruncated(finishReason);
-      if (incomplete) {
-        // Said even when the cut fell on a line boundary (then no line is reported as cut).
-        report({
-          reason: 'truncated',
-          offset: text.length,
-          excerpt: '',
-          message: `the provider cut the answer off at the token limit (finish reason "${finishReason}"); the ${values.length} complete valid lines before the cut were kept`,
-        });
-      }
-      return done({
-        ...base,
-        status: incomplete ? 'incomplete' : 'succeeded',
-        json: values,
-        diagnostics,
-        ...(values.length === 0 ? { warnings: ['no valid objects in the answer'] } : {}),
-        ...(incomplete ? { error: incompleteError(finishReason as string) } : {}),
-      });
-    }
-    // The Node defaults in `schemaOptions` are names parseJsonResponse does not take from a user.
-    const outcome = parseJsonResponse(
-      text,
-      namesChecked({ ...schemaOptions, tolerate: this.options.tolerate, finishReason }),
-    );
-    if (outcome.status === 'succeeded') {
-      for (const d of outcome.diagnostics ?? []) report(d);
-      // Without an element engine the document is the one value yielded (with one that failed,
-      // the elements yielded before the failure stay a prefix; the envelope has the document).
-      const envelope = done({ ...base, status: 'succeeded', json: outcome.json, diagnostics });
-      if (!streamsElements) yield outcome.json;
-      return envelope.envelope.status === 'succeeded' ? envelope : { ...envelope, invalid: { value: outcome.json } };
-    }
-    const error: EnvelopeError =
-      outcome.status === 'incomplete'
-        ? incompleteError(outcome.finishReason)
-        : {
-            reason: outcome.reason,
-            detail: outcome.detail,
-            message: outcome.message,
-            ...(outcome.errors.length === 0 ? {} : { errors: outcome.errors }),
-          };
-    const invalid =
-      outcome.status === 'failed' && outcome.detail === 'SCHEMA_MISMATCH'
-        ? failedDocument(text, this.options.tolerate)
-        : undefined;
-    // The elements' diagnostics (an element that failed, the cut), when the answer streamed them.
-    return done({ ...base, status: outcome.status, diagnostics, error }, invalid);
-  }
-
   async run(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): Promise<Envelope> {
-    return this.drain(this.execute(this.prepare(id, vars, options), llm));
+    return this.#drain(this.#execute(this.#prepare(id, vars, options), llm));
   }
 
   /** Runs an answer to its end without its values; tells `onRetry` of each retry. */
-  private async drain(generator: AsyncGenerator<unknown, Envelope>): Promise<Envelope> {
+  async #drain(generator: AsyncGenerator<unknown, Envelope>): Promise<Envelope> {
     for (;;) {
       const step = await generator.next();
       if (step.done === true) return step.value;
-      if (step.value instanceof RetryMark) this.options.onRetry?.(step.value.failure, step.value.promptId);
+      if (step.value instanceof RetryMark) this.#options.onRetry?.(step.value.failure, step.value.promptId);
     }
   }
 
   async invoke(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): Promise<unknown> {
-    const prepared = this.prepare(id, vars, options);
-    const envelope = await this.drain(this.execute(prepared, llm));
+    const prepared = this.#prepare(id, vars, options);
+    const envelope = await this.#drain(this.#execute(prepared, llm));
     if (prepared.responseType === 'text') return envelope.result.text;
     const error = envelope.error as EnvelopeError;
     // JSONL keeps its lines unless failFast ended the call.
@@ -866,8 +529,8 @@ class Manager implements PromptManager {
   }
 
   stream(id: string, vars: Variables, llm: Llm, options: CallOptions = {}): PromptStream {
-    const generator = this.execute(this.prepare(id, vars, options), llm);
-    return new AnswerStream(generator, this.options.onRetry);
+    const generator = this.#execute(this.#prepare(id, vars, options), llm);
+    return new AnswerStream(generator, this.#options.onRetry);
   }
 }
 
@@ -879,86 +542,87 @@ class Manager implements PromptManager {
  * error saying so.
  */
 class AnswerStream implements PromptStream {
-  private readonly result: Promise<Envelope>;
-  private settle!: { resolve(envelope: Envelope): void; reject(error: unknown): void };
-  private readonly buffer: unknown[] = [];
-  private wake: (() => void) | undefined;
-  private pumping = false;
-  private finished = false;
-  private closed = false;
-  private failure: { error: unknown } | undefined;
+  readonly #result: Promise<Envelope>;
+  #settle!: { resolve(envelope: Envelope): void; reject(error: unknown): void };
+  readonly #buffer: unknown[] = [];
+  #wake: (() => void) | undefined;
+  #pumping = false;
+  #finished = false;
+  #closed = false;
+  #failure: { error: unknown } | undefined;
 
-  private iterating = false;
+  #iterating = false;
+  readonly #generator: AsyncGenerator<unknown, Envelope>;
+  readonly #onRetry: PromptManagerOptions['onRetry'];
 
-  constructor(
-    private readonly generator: AsyncGenerator<unknown, Envelope>,
-    private readonly onRetry: PromptManagerOptions['onRetry'],
-  ) {
-    this.result = new Promise<Envelope>((resolve, reject) => {
-      this.settle = { resolve, reject };
+  constructor(generator: AsyncGenerator<unknown, Envelope>, onRetry: PromptManagerOptions['onRetry']) {
+    this.#generator = generator;
+    this.#onRetry = onRetry;
+    this.#result = new Promise<Envelope>((resolve, reject) => {
+      this.#settle = { resolve, reject };
     });
     // Nobody may await the outcome: a failure still reaches the iteration.
-    this.result.catch(() => {});
+    this.#result.catch(() => {});
   }
 
-  private start(): void {
-    if (this.pumping) return;
-    this.pumping = true;
-    void this.pump();
+  #start(): void {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    void this.#pump();
   }
 
-  private async pump(): Promise<void> {
+  async #pump(): Promise<void> {
     try {
       for (;;) {
-        if (this.closed) {
-          await this.generator.return(undefined as never);
-          this.settle.reject(new Error('the stream was closed before the answer ended'));
+        if (this.#closed) {
+          await this.#generator.return(undefined as never);
+          this.#settle.reject(new Error('the stream was closed before the answer ended'));
           return;
         }
-        const step = await this.generator.next();
+        const step = await this.#generator.next();
         if (step.done === true) {
-          this.settle.resolve(step.value);
+          this.#settle.resolve(step.value);
           return;
         }
-        if (step.value instanceof RetryMark && !this.iterating) {
-          this.onRetry?.(step.value.failure, step.value.promptId);
+        if (step.value instanceof RetryMark && !this.#iterating) {
+          this.#onRetry?.(step.value.failure, step.value.promptId);
           continue;
         }
-        this.buffer.push(step.value);
-        this.wake?.();
+        this.#buffer.push(step.value);
+        this.#wake?.();
       }
     } catch (error) {
-      this.failure = { error };
-      this.settle.reject(error);
+      this.#failure = { error };
+      this.#settle.reject(error);
     } finally {
-      this.finished = true;
-      this.wake?.();
+      this.#finished = true;
+      this.#wake?.();
     }
   }
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
-    this.iterating = true;
-    this.start();
+    this.#iterating = true;
+    this.#start();
     return {
       next: async () => {
         for (;;) {
-          while (this.buffer.length === 0 && !this.finished) {
+          while (this.#buffer.length === 0 && !this.#finished) {
             await new Promise<void>((wake) => {
-              this.wake = wake;
+              this.#wake = wake;
             });
-            this.wake = undefined;
+            this.#wake = undefined;
           }
-          const value = this.buffer[0];
+          const value = this.#buffer[0];
           if (!(value instanceof RetryMark)) break;
-          this.buffer.shift();
-          this.onRetry?.(value.failure, value.promptId);
+          this.#buffer.shift();
+          this.#onRetry?.(value.failure, value.promptId);
         }
-        if (this.buffer.length > 0) return { value: this.buffer.shift(), done: false };
-        if (this.failure !== undefined) throw this.failure.error;
+        if (this.#buffer.length > 0) return { value: this.#buffer.shift(), done: false };
+        if (this.#failure !== undefined) throw this.#failure.error;
         return { value: undefined, done: true };
       },
       return: async () => {
-        if (!this.finished) this.closed = true;
+        if (!this.#finished) this.#closed = true;
         return { value: undefined, done: true };
       },
     };
@@ -966,8 +630,8 @@ class AnswerStream implements PromptStream {
 
   /** The envelope once the answer has ended; reading it starts the answer when nobody iterates. */
   get outcome(): Promise<Envelope> {
-    this.start();
-    return this.result;
+    this.#start();
+    return this.#result;
   }
 }
 
@@ -977,17 +641,6 @@ class RetryMark {
     readonly failure: AttemptFailure,
     readonly promptId: string,
   ) {}
-}
-
-/** One call of the model, as `execute` needs it. */
-interface Attempt {
-  /** What its envelope was made from (to add `attempts` to). */
-  readonly input: EnvelopeInput;
-  readonly envelope: Envelope;
-  /** The answer as it came (as far as it was read). */
-  readonly text: string;
-  /** What failed, when something was read. */
-  readonly invalid?: { readonly value: unknown };
 }
 
 /** `coerce`: `true`, `false` or a list of coercions; else ConfigurationError naming the allowed ones. */
@@ -1007,115 +660,6 @@ function checkRetries(retries: unknown, where: string): void {
       ConfigurationErrorCode.optionInvalid,
       `${where}: retries must be a whole number of retries, 0 or more, got ${quoteInput(String(retries))}`,
     );
-  }
-}
-
-/** Longest fence line skipped before a document, in characters: past it, the answer is not watched. */
-const MAX_FENCE_LINE = 200;
-
-/**
- * What of each chunk the failFast builder reads: the answer from the start of its document on,
- * after whitespace and one opening fence line. An answer that opens with anything else (prose)
- * is not watched: it is decided whole, as without failFast.
- */
-function documentStart(): { read(chunk: string): string; readonly skipped: number } {
-  let state: 'start' | 'fence' | 'document' | 'off' = 'start';
-  let pending = '';
-  // Characters of the answer before the document: the builder's offsets start after them.
-  let skipped = 0;
-  const drop = (next: string) => {
-    skipped += pending.length - next.length;
-    pending = next;
-  };
-  return {
-    get skipped() {
-      return skipped;
-    },
-    read(chunk) {
-      if (state === 'document') return chunk;
-      if (state === 'off') return '';
-      pending += chunk;
-      for (;;) {
-        if (state === 'fence') {
-          const newline = pending.indexOf('\n');
-          if (newline < 0) {
-            if (pending.length > MAX_FENCE_LINE) state = 'off';
-            return '';
-          }
-          drop(pending.slice(newline + 1));
-          state = 'start';
-        }
-        drop(pending.trimStart());
-        if (pending === '') return '';
-        const first = pending[0] as string;
-        if ('{["-0123456789'.includes(first)) {
-          state = 'document';
-          const text = pending;
-          pending = '';
-          return text;
-        }
-        if (pending.startsWith('```')) {
-          state = 'fence';
-          continue;
-        }
-        if ('```'.startsWith(pending)) return '';
-        state = 'off';
-        pending = '';
-        return '';
-      }
-    },
-  };
-}
-
-/** Shortest excerpt of a builder's diagnostic kept as it is, in characters. */
-const MIN_EXCERPT = 20;
-
-/** The failFast outcome of a diagnostic, and the value that failed. */
-function violationOf(d: Diagnostic, value: unknown): ContractViolation & { invalid?: { value: unknown } } {
-  const errors = d.errors ?? [];
-  const first = errors[0];
-  const path = d.path ?? first?.path ?? '';
-  const rule = d.rule ?? first?.keyword ?? d.reason;
-  const why = d.reason === 'schema' && first !== undefined ? first.message : d.message;
-  const line = d.line === undefined ? '' : `line ${d.line}: `;
-  let snapshot: unknown;
-  try {
-    snapshot = value === undefined ? undefined : structuredClone(value);
-  } catch {
-    snapshot = undefined;
-  }
-  return {
-    status: 'failed',
-    reason: 'CONTRACT_VALIDATION_FAILED',
-    detail: 'SCHEMA_VIOLATION',
-    message: `${line}at ${path === '' ? '/' : path} (${rule}): ${why}`,
-    path,
-    rule,
-    errors,
-    diagnostic: d,
-    ...(snapshot === undefined ? {} : { invalid: { value: snapshot } }),
-  };
-}
-
-/** The object on a JSONL diagnostic's line(s), when it parses. */
-function lineValue(text: string, d: Diagnostic): unknown {
-  if (d.line === undefined) return undefined;
-  const lines = text.split('\n').slice(d.line - 1, d.endLine ?? d.line);
-  try {
-    return JSON.parse(lines.join('\n'));
-  } catch {
-    return undefined;
-  }
-}
-
-/** The document a SCHEMA_MISMATCH answer was judged by (the preferred candidate), when there is one. */
-function failedDocument(text: string, tolerate: PromptManagerOptions['tolerate']): { value: unknown } | undefined {
-  try {
-    if (tolerate === 'none') return { value: JSON.parse(text) };
-    const found = extractJson(text);
-    return found === undefined ? undefined : { value: found.value };
-  } catch {
-    return undefined;
   }
 }
 
@@ -1193,10 +737,6 @@ function attemptRecord(
     ...(result.usage === undefined ? {} : { usage: result.usage }),
     ...(result.finish_reason === undefined ? {} : { finish_reason: result.finish_reason }),
   };
-}
-
-function incompleteError(finishReason: string): EnvelopeError {
-  return { reason: 'INCOMPLETE', message: incompleteOutcome(finishReason).message };
 }
 
 /**

@@ -53,7 +53,14 @@ export { compileStandardSchema, isStandardSchema, issuePointer, jsonSchemaOf } f
 export { elementSchemaAt, subSchemaAt, subSchemaPointer } from './schema/sub-schemas.js';
 export { depthExceeds, mayExceedDepth } from './syntax/depth.js';
 export { JsonScanner, type JsonScannerOptions, SCAN_ERROR, SCAN_MORE, type ScanEvents } from './syntax/json-scanner.js';
-export { type InlineCodeSpan, inlineCodeSpans, isFenceLine } from './text/fence.js';
+export {
+  FenceLine,
+  type InlineCodeSpan,
+  inlineCodeSpans,
+  isFenceLine,
+  isFenceMarker,
+  MAX_FENCE_INDENT,
+} from './text/fence.js';
 export { createUtf8Chunks, type Utf8Chunks } from './text/utf8-chunks.js';
 
 import { OPENAI_COMPATIBLE_OPTIONS } from './client/openai-compatible.js';
