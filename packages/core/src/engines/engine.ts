@@ -133,13 +133,18 @@ export function compileJsonSchemaWith(
   if (compiler === undefined) {
     throw new ConfigurationError(ConfigurationErrorCode.noJsonSchemaCompiler, missingCompilerMessage(what));
   }
-  if (typeof compiler !== 'function') {
+  checkCompiler(compiler);
+  return compiler(schema, options);
+}
+
+/** Throws ConfigurationError unless `compileJsonSchema` is absent or a function: one message for both callers. */
+function checkCompiler(compiler: unknown): void {
+  if (compiler !== undefined && typeof compiler !== 'function') {
     throw new ConfigurationError(
       ConfigurationErrorCode.optionInvalid,
       `compileJsonSchema must be a function (schema, options) => validator, got ${quoteInput(typeof compiler)}`,
     );
   }
-  return compiler(schema, options);
 }
 
 /**
@@ -157,14 +162,8 @@ export function validatorFor(
   } & ValidatorOptions &
     CoercionOptions,
 ): CompiledSchema | undefined {
-  const compiler = options.compileJsonSchema;
-  if (compiler !== undefined && typeof compiler !== 'function') {
-    // Checked whatever the schema, so that a wrong option is found when the stream is made.
-    throw new ConfigurationError(
-      ConfigurationErrorCode.optionInvalid,
-      `compileJsonSchema must be a function (schema, options) => validator, got ${quoteInput(typeof compiler)}`,
-    );
-  }
+  // Checked whatever the schema, so that a wrong option is found when the stream is made.
+  checkCompiler(options.compileJsonSchema);
   if (options.onWarning !== undefined && typeof options.onWarning !== 'function') {
     throw new ConfigurationError(
       ConfigurationErrorCode.optionInvalid,
