@@ -6,6 +6,13 @@
  * what the end of input decides (the unterminated last line, an unclosed value). The sink
  * receives values in input order, interleaved with diagnostics in input order.
  *
+ * This file decides what each line means: the fast path (`JSON.parse` of a line that starts
+ * with `{`), strict lines, the recoveries of docs/decisions/003-recovery-rules.md and the
+ * diagnostics, validation and delivery, and the prefix check's feeding. The lines come from
+ * the framer, jsonl-framing.ts (the line search, line breaks including lone `\r`, the
+ * `maxLineLength` accounting of a line in flight, offsets, bytes that were not UTF-8), which
+ * the decoder extends: one call per line between the two, as when they were one class.
+ *
  * Invariants (each one a property test in test/):
  * 1. Chunking does not matter: any split of the same text gives the same values and the same
  *    diagnostics (offsets are computed from the text, never from chunk boundaries).
@@ -24,7 +31,8 @@
  *    (`rule`, `path`), only when the schema then accepts the copy.
  * 5. Bounded resources: buffered text never exceeds `maxLineLength` characters (plus one
  *    chunk); work is linear in the input however small the chunks (each character is
- *    scanned by `indexOf` once; only lines that fail `JSON.parse` are scanned again, once).
+ *    scanned by `indexOf` once, in jsonl-framing.ts; only lines that fail `JSON.parse` are
+ *    scanned again, once).
  *    With `prefixCheck`, a line that starts a JSON container is also scanned as it arrives,
  *    each character once (`LinePrefix`), up to `maxLineLength`, keeping per open container a
  *    small frame and only the text of the key, number or string in flight; the part of a line
@@ -39,12 +47,7 @@
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ConfigurationError, ConfigurationErrorCode } from '../diagnostics/configuration-error.js';
-import {
-  type Diagnostic,
-  DiagnosticReason,
-  excerptAround,
-  INVALID_ENCODING_MESSAGE,
-} from '../diagnostics/diagnostics.js';
+import { type Diagnostic, DiagnosticReason, excerptAround } from '../diagnostics/diagnostics.js';
 import { checkChoice, checkOptionNames, optionNames } from '../options/option-checks.js';
 import type { LinePrefixCheck, LinePrefixFactory } from '../prefix/jsonl-prefix.js';
 import type { PrefixViolation } from '../prefix/prefix-check.js';
@@ -65,6 +68,7 @@ import {
   type ValidatorOptions,
   validatorFor,
 } from './engine.js';
+import { JsonlFraming } from './jsonl-framing.js';
 
 /** `S` is the schema's type, so that values come out typed (`SchemaValue<S>`); see standard-schema.ts. */
 export interface JsonlOptions<S extends SchemaInput = SchemaInput> extends ValidatorOptions, CoercionOptions {
@@ -225,13 +229,13 @@ function prefixSchema(
 const MODE_IDLE = 0;
 const MODE_BLOCK = 1;
 
-// How lines end, decided by the first line break (default mode; strict mode frames on `\n` only).
-const BREAKS_UNDECIDED = 0;
-const BREAKS_LF = 1; // `\n` or `\r\n`
-const BREAKS_CR = 2; // lone `\r` (classic Mac OS): every `\r` is read as `\n`, reported once
-
-// State is in `#private` members so that a page's minifier may shorten their names (see json-scanner.ts).
-class Decoder implements JsonlDecoder {
+/**
+ * Decodes the lines that its framer (the base class, jsonl-framing.ts) hands it: the public
+ * methods other than `write`, `end` and `invalidEncoding` are the framer's hooks, called by it
+ * only. State is in `#private` members so that a page's minifier may shorten their names (see
+ * json-scanner.ts).
+ */
+class Decoder extends JsonlFraming<JsonlStats> {
   readonly stats: JsonlStats = {
     lines: 0,
     values: 0,
@@ -255,32 +259,14 @@ class Decoder implements JsonlDecoder {
   // The end of a line that arrived with its line break, not yet fed to the prefix check: fed
   // before the line's first diagnostic, or after it when it yields nothing; a line that yields
   // a value cannot have a violation (a prefix of valid text proves nothing), so it is not fed.
+  // Left set by such a line (or by one whose decoding a consumer's exception cut short), it is
+  // replaced by the next line's end or dropped by the next `feedPrefix` or `end`, before any
+  // report could feed it.
   #prefixRest: string | undefined;
   #prefixRestAt = 0; // its position in its line
   #prefixRestStart = 0; // offset of its line
   #prefixRestIndent = -1;
   #prefixRestLine = 0;
-
-  // Line breaks: undecided until the first one; `crPending` when undecided text ended in `\r`.
-  #breaks = BREAKS_UNDECIDED;
-  #crPending = false;
-  // Text since the last lone `\r`, while undecided; until the first lone `\r` it is the
-  // buffered line itself, so ordinary input pays no second buffer.
-  #segment = '';
-  #sawLoneCr = false;
-  #crChecks = 0;
-  // Offsets (in the decoded text) of characters that stand for bytes that were not UTF-8, in order.
-  readonly #invalidOffsets: number[] = [];
-  #invalidReportedLine = 0;
-
-  // Framing.
-  #pending = '';
-  #discarding = false;
-  #discardedLength = 0; // characters of the discarded line seen so far
-  #truncatedBeforeEnd: number | undefined;
-  #atStart = true;
-  #lineNumber = 0; // number of the line being framed, minus one
-  #lineOffset = 0; // offset of the line being framed
 
   // Recovery state (default mode only).
   #mode = MODE_IDLE;
@@ -293,6 +279,7 @@ class Decoder implements JsonlDecoder {
   #arrayOffset = 0;
 
   constructor(options: JsonlOptions, sink: JsonlSink) {
+    super();
     checkJsonlOptions(options);
     this.#sink = sink;
     this.#validator = validatorFor(options);
@@ -301,7 +288,6 @@ class Decoder implements JsonlDecoder {
     this.#reportSkipped = options.reportSkipped === true;
     this.#reportNull = options.nullValue === 'report';
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-    if (this.#strict) this.#breaks = BREAKS_LF;
     const prefix = prefixSchema(options);
     this.#prefix =
       prefix === undefined
@@ -309,218 +295,16 @@ class Decoder implements JsonlDecoder {
         : prefix.factory(prefix.schema, prefix.exported, this.#maxLineLength, this.#maxDepth, (found, lineStart) =>
             this.#violation(found, lineStart),
           );
-  }
-
-  /** Offset in the decoded text where the next `write` begins. */
-  get #inputOffset(): number {
-    return this.#lineOffset + (this.#discarding ? this.#discardedLength : this.#pending.length);
-  }
-
-  invalidEncoding(index: number): void {
-    const offset = this.#inputOffset + index;
-    const last = this.#invalidOffsets[this.#invalidOffsets.length - 1];
-    if (last === undefined || offset > last) this.#invalidOffsets.push(offset);
-  }
-
-  write(text: string): void {
-    // Left by a line whose framing threw (a consumer's exception): not this text's.
-    if (this.#prefixRest !== undefined) this.#prefixRest = undefined;
-    if (this.#atStart && text.length > 0) {
-      this.#atStart = false;
-      // A byte-order mark is encoding metadata, not content (TextDecoder drops it the same way).
-      if (text.charCodeAt(0) === 0xfeff) {
-        text = text.slice(1);
-        this.#shiftInvalid(-1);
-      }
-    }
-    if (this.#breaks !== BREAKS_LF) text = this.#lineBreaks(text);
-    let nl = text.indexOf('\n');
-    if (nl === -1) {
-      // Most token-sized chunks end no line: append and return.
-      this.#append(text);
-      return;
-    }
-    let start = 0;
-    do {
-      if (this.#discarding) {
-        this.#discarding = false;
-        this.#lineOffset += this.#discardedLength + (nl - start) + 1;
-        this.#discardedLength = 0;
-      } else {
-        const part = text.slice(start, nl);
-        const line = this.#pending === '' ? part : this.#pending + part;
-        if (this.#prefix !== undefined) this.#deferPrefix(part);
-        this.#pending = '';
-        if (line.length > this.#maxLineLength) {
-          this.#catchUpPrefix();
-          this.#tooLong(line);
-          this.#lineOffset += line.length + 1;
-        } else if (this.#prefixRest === undefined) {
-          this.#frameLine(line, false);
-        } else {
-          const values = this.stats.values;
-          this.#frameLine(line, false);
-          if (this.stats.values === values) this.#catchUpPrefix();
-          this.#prefixRest = undefined;
-        }
-      }
-      start = nl + 1;
-      nl = text.indexOf('\n', start);
-    } while (nl !== -1);
-    if (start < text.length) this.#append(text.slice(start));
-  }
-
-  /**
-   * Until the first line break, decides how lines end. A `\n` (or `\r\n`) decides for `\n`.
-   * A lone `\r` is also JSON whitespace (`{"a":\r1}`), so it decides for classic Mac OS line
-   * breaks only when the text since the previous lone `\r` is a whole JSON container (`{…}` or
-   * `[…]`); from then on every `\r` becomes `\n` (same length, so offsets hold), reported once.
-   * Segments between lone `\r`s are disjoint, so the check reads each character once; after
-   * 16 containers that fail to parse it gives up and keeps `\n` framing.
-   */
-  #lineBreaks(text: string): string {
-    if (this.#breaks === BREAKS_CR) return text.indexOf('\r') === -1 ? text : text.replaceAll('\r', '\n');
-    if (this.#discarding) {
-      this.#segment = '';
-      return text;
-    }
-    if (text.length === 0) return text;
-    let from = 0;
-    if (this.#crPending) {
-      this.#crPending = false;
-      if (text.charCodeAt(0) === 0x0a) {
-        this.#breaks = BREAKS_LF;
-        return text;
-      }
-      if (this.#segmentIsLine('')) return this.#switchToCr(text, this.#inputOffset - 1);
-    }
-    const n = text.indexOf('\n');
-    for (;;) {
-      const r = text.indexOf('\r', from);
-      if (n !== -1 && (r === -1 || n < r)) {
-        this.#breaks = BREAKS_LF;
-        this.#segment = '';
-        return text;
-      }
-      if (r === -1) {
-        if (this.#sawLoneCr) this.#segment += from === 0 ? text : text.slice(from);
-        return text;
-      }
-      if (r === text.length - 1) {
-        if (this.#sawLoneCr) this.#segment += text.slice(from, r);
-        this.#crPending = true;
-        return text;
-      }
-      if (text.charCodeAt(r + 1) === 0x0a) {
-        this.#breaks = BREAKS_LF;
-        this.#segment = '';
-        return text;
-      }
-      if (this.#segmentIsLine(text.slice(from, r))) return this.#switchToCr(text, this.#inputOffset + r);
-      if (this.#breaks !== BREAKS_UNDECIDED) return text;
-      from = r + 1;
-    }
-  }
-
-  /** Whether the text since the last lone `\r`, plus `tail`, is one whole JSON container. */
-  #segmentIsLine(tail: string): boolean {
-    // Before the first lone `\r` the segment is the buffered line (a trailing `\r` trims away).
-    const segment = ((this.#sawLoneCr ? this.#segment : this.#pending) + tail).trim();
-    this.#segment = '';
-    this.#sawLoneCr = true;
-    const first = segment.charCodeAt(0);
-    const last = segment.charCodeAt(segment.length - 1);
-    if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return false;
-    try {
-      JSON.parse(segment);
-      return true;
-    } catch {
-      if (++this.#crChecks >= 16) this.#breaks = BREAKS_LF;
-      return false;
-    }
-  }
-
-  /** From here on a lone `\r` ends a line; `cr` is the offset of the one that decided it. */
-  #switchToCr(text: string, cr: number): string {
-    this.#breaks = BREAKS_CR;
-    this.#segment = '';
-    const buffered = this.#pending;
-    this.#pending = '';
-    const joined = buffered + text;
-    // The line in flight ends at its first `\r` (where its prefix check stops): checked before this report.
-    this.#prefixLine = this.#lineNumber + 1;
-    this.#prefix?.feed(this.#lineOffset, 0, joined, -1);
-    // The deciding `\r` ends the line that the lone `\r`s before it make.
-    const at = cr - this.#lineOffset;
-    const lineStart = joined.lastIndexOf('\r', at - 1) + 1;
-    let line = this.#lineNumber + 1;
-    for (let i = joined.indexOf('\r'); i !== -1 && i < at; i = joined.indexOf('\r', i + 1)) line++;
-    this.#report(
-      DiagnosticReason.recovered,
-      line,
-      line,
-      this.#lineOffset + lineStart,
-      at - lineStart,
-      joined.slice(lineStart, at),
-      'lines end with a lone carriage return (classic Mac OS line breaks): each one is read as a line break',
-      0,
-    );
-    return joined.replaceAll('\r', '\n');
-  }
-
-  /** Moves recorded invalid-encoding offsets after the start of the next write by `delta`. */
-  #shiftInvalid(delta: number): void {
-    const start = this.#inputOffset;
-    for (let i = 0; i < this.#invalidOffsets.length; i++) {
-      const o = this.#invalidOffsets[i] as number;
-      if (o >= start) this.#invalidOffsets[i] = o + delta;
-    }
-  }
-
-  /** Reports bytes that were not UTF-8 inside the line `lineNo` spanning `[offset, end)`, once per line. */
-  #reportInvalid(lineNo: number, offset: number, end: number, line: string): void {
-    let at = -1;
-    while (this.#invalidOffsets.length !== 0 && (this.#invalidOffsets[0] as number) < end) {
-      const o = this.#invalidOffsets.shift() as number;
-      // Offsets before the line were in a discarded (too-long) line, already reported.
-      if (at === -1 && o >= offset) at = o;
-    }
-    if (at === -1 || this.#invalidReportedLine === lineNo) return;
-    this.#invalidReportedLine = lineNo;
-    const column = Math.max(0, at - offset);
-    this.#report(DiagnosticReason.encoding, lineNo, lineNo, offset, column, line, INVALID_ENCODING_MESSAGE, 0);
-  }
-
-  /** Buffers text of the line being framed (no line break in `text`). */
-  #append(text: string): void {
-    if (this.#discarding) {
-      this.#discardedLength += text.length;
-      return;
-    }
-    if (this.#prefix !== undefined) this.#feedPrefix(text);
-    // V8 joins strings as ropes, so appending is constant time; JSON.parse flattens once.
-    this.#pending += text;
-    if (this.#pending.length > this.#maxLineLength) {
-      this.#tooLong(this.#pending);
-      this.#discardedLength = this.#pending.length;
-      this.#pending = '';
-      this.#discarding = true;
-    }
+    this.frame(this.#maxLineLength, this.#strict, this.#prefix !== undefined);
   }
 
   end(): void {
     this.#prefixRest = undefined;
-    this.#truncatedBeforeEnd = this.stats.diagnostics.truncated;
-    if (this.#discarding) {
-      this.#discarding = false;
-    } else if (this.#pending !== '') {
-      const line = this.#pending;
-      this.#pending = '';
-      this.#frameLine(line, true);
-    }
-    const cutReported = this.stats.diagnostics.truncated !== this.#truncatedBeforeEnd;
+    const truncatedBeforeEnd = this.stats.diagnostics.truncated;
+    const lastLine = this.flush();
+    const cutReported = this.stats.diagnostics.truncated !== truncatedBeforeEnd;
     if (this.#mode === MODE_BLOCK) {
-      this.#reportBlock(DiagnosticReason.truncated, this.#lineNumber, this.#openMessage('input ended'));
+      this.#reportBlock(DiagnosticReason.truncated, lastLine, this.#openMessage('input ended'));
     } else if (this.#arrayLine !== 0 && cutReported) {
       // The cut line already has its diagnostic; the array's elements before it were emitted.
       this.#arrayLine = 0;
@@ -539,10 +323,7 @@ class Decoder implements JsonlDecoder {
     }
   }
 
-  /** Reports the line being framed as too long; the caller discards its text. */
-  #tooLong(text: string): void {
-    const lineNo = ++this.#lineNumber;
-    this.stats.lines++;
+  tooLong(text: string, lineNo: number, offset: number): void {
     if (this.#mode === MODE_BLOCK) {
       this.#reportBlock(DiagnosticReason.syntax, lineNo - 1, this.#openMessage(`line ${lineNo} is too long`));
     }
@@ -550,24 +331,15 @@ class Decoder implements JsonlDecoder {
       DiagnosticReason.tooLong,
       lineNo,
       lineNo,
-      this.#lineOffset,
+      offset,
       0,
-      // Only the first maxLineLength + 1 characters are certain to be buffered, however the line was chunked.
-      text.slice(0, Math.min(200, this.#maxLineLength + 1)),
+      text,
       `line is longer than maxLineLength (${this.#maxLineLength} characters); the line was discarded`,
       1,
     );
   }
 
-  /** One complete line (without `\n`); `final` when the input ended without a line break. */
-  #frameLine(raw: string, final: boolean): void {
-    const rawLength = raw.length + (final ? 0 : 1);
-    const line = raw.length > 0 && raw.charCodeAt(raw.length - 1) === 0x0d ? raw.slice(0, -1) : raw;
-    const lineNo = ++this.#lineNumber;
-    const offset = this.#lineOffset;
-    this.#lineOffset += rawLength;
-    this.stats.lines++;
-    if (this.#invalidOffsets.length !== 0) this.#reportInvalid(lineNo, offset, offset + rawLength, line);
+  line(line: string, lineNo: number, offset: number, final: boolean): void {
     // Fast path: an ordinary JSONL line, parsed without classifying it first.
     const tried = this.#mode === MODE_IDLE && line.charCodeAt(0) === 0x7b;
     if (tried) {
@@ -602,24 +374,24 @@ class Decoder implements JsonlDecoder {
     }
   }
 
-  /** Feeds `text`, which continues the line being framed after what is buffered, to its prefix check. */
-  #feedPrefix(text: string): void {
+  feedPrefix(offset: number, at: number, text: string, lineNo: number): void {
+    // A deferred end left behind (its line yielded a value, or a consumer's exception cut its
+    // decoding short) belongs to a line already decided: never fed.
+    this.#prefixRest = undefined;
     const blockIndent = this.#mode === MODE_BLOCK ? this.#blockIndent : -1;
-    this.#prefixLine = this.#lineNumber + 1;
-    (this.#prefix as LinePrefixCheck).feed(this.#lineOffset, this.#pending.length, text, blockIndent);
+    this.#prefixLine = lineNo;
+    (this.#prefix as LinePrefixCheck).feed(offset, at, text, blockIndent);
   }
 
-  /** `text` ends the line being framed (it follows what is buffered): its prefix check waits (see `#prefixRest`). */
-  #deferPrefix(text: string): void {
+  deferPrefix(text: string, at: number, offset: number, lineNo: number): void {
     this.#prefixRest = text;
-    this.#prefixRestAt = this.#pending.length;
-    this.#prefixRestStart = this.#lineOffset;
+    this.#prefixRestAt = at;
+    this.#prefixRestStart = offset;
     this.#prefixRestIndent = this.#mode === MODE_BLOCK ? this.#blockIndent : -1;
-    this.#prefixRestLine = this.#lineNumber + 1;
+    this.#prefixRestLine = lineNo;
   }
 
-  /** Feeds the end of the line being framed to its prefix check, if it waits. */
-  #catchUpPrefix(): void {
+  catchUp(): void {
     const rest = this.#prefixRest;
     if (rest === undefined) return;
     this.#prefixRest = undefined;
@@ -648,6 +420,20 @@ class Decoder implements JsonlDecoder {
     countDiagnostic(this.stats.diagnostics, reason);
   }
 
+  /** The framer's reports (lone `\r` line breaks, bytes that were not UTF-8). */
+  report(
+    reason: Diagnostic['reason'],
+    line: number,
+    endLine: number,
+    lineOffset: number,
+    column: number,
+    text: string,
+    message: string,
+    lines: number,
+  ): void {
+    this.#report(reason, line, endLine, lineOffset, column, text, message, lines);
+  }
+
   /** Emits a diagnostic covering `lines` input lines (0 for a note that consumes no line). */
   #report(
     reason: Diagnostic['reason'],
@@ -661,7 +447,7 @@ class Decoder implements JsonlDecoder {
     extra?: Pick<Diagnostic, 'errors' | 'branch' | 'path' | 'rule'>,
   ): void {
     // A violation of the line being framed comes before its first diagnostic.
-    if (this.#prefixRest !== undefined) this.#catchUpPrefix();
+    if (this.#prefixRest !== undefined) this.catchUp();
     this.#count(reason);
     this.stats.reportedLines += lines;
     const d: Diagnostic = {
