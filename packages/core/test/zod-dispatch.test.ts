@@ -1,9 +1,10 @@
 /**
- * Dispatch on a zod 4 discriminated union goes straight to the branch's own `validate` when
- * the union would do nothing else (standard-schema.ts, `branchValidators`). Pinned here: the
- * results are exactly those of the union's own `validate` (compared with the same union behind
- * a check that accepts everything, which keeps the union's path), a union with checks of its
- * own still runs them, and values no branch claims are reported as before.
+ * Dispatch on a zod 4 discriminated union goes through the union's own `~standard.validate`,
+ * never zod's internals (standard-schema.ts; decision 016, addendum of 2026-11-27). Pinned
+ * here: the results are exactly those of the union's own `validate` (compared with the same
+ * union behind a check that accepts everything), each with the branch the JSON Schema export
+ * names, a union with checks of its own still runs them, and values no branch claims are
+ * reported as before.
  */
 import type { CompiledSchema, ValidationResult } from '@llmjson/core';
 import { compileStandardSchema } from '@llmjson/core/internal';
@@ -45,7 +46,7 @@ const candidate = fc.oneof(
   fc.array(field, { maxLength: 2 }),
 );
 
-describe('zod discriminated union: straight to the branch', () => {
+describe('zod discriminated union: through the union’s own validate', () => {
   test('results equal the union’s own validate, for any value', () => {
     const direct: CompiledSchema = compileStandardSchema(union());
     // A check that accepts everything keeps the union's own path (a union with checks is never bypassed).
@@ -72,7 +73,7 @@ describe('zod discriminated union: straight to the branch', () => {
     expect(result.message).toMatch(/^branch "point": at \/y: /);
   });
 
-  test('the union’s own validate is not called for a value a branch claims; a refined union’s is', () => {
+  test('the union’s own ~standard.validate runs, once per value a branch claims, plain or refined', () => {
     const counted = (schema: ReturnType<typeof union> | z.ZodType) => {
       // zod's `~standard` is a plain writable object; its type says read-only.
       const standard = schema['~standard'] as { validate: (value: unknown) => unknown };
@@ -84,14 +85,15 @@ describe('zod discriminated union: straight to the branch', () => {
       };
       return count;
     };
-    const plain = union();
-    const plainCalls = counted(plain);
-    compileStandardSchema(plain).validate({ type: 'label', text: 'hi' });
-    expect(plainCalls.calls).toBe(0);
-    const refined = union().check(() => undefined);
-    const refinedCalls = counted(refined);
-    compileStandardSchema(refined).validate({ type: 'label', text: 'hi' });
-    expect(refinedCalls.calls).toBe(1);
+    for (const schema of [union(), union().check(() => undefined)]) {
+      const calls = counted(schema);
+      const compiled = compileStandardSchema(schema);
+      expect(compiled.validate({ type: 'label', text: 'hi' })).toEqual({ valid: true, branch: 'label' });
+      expect(calls.calls).toBe(1);
+      // A value no branch claims is refused by the seam, without calling the vendor.
+      expect(compiled.validate({ type: 'other' }).valid).toBe(false);
+      expect(calls.calls).toBe(1);
+    }
   });
 
   test('a union with a refinement of its own still runs it', () => {

@@ -39,8 +39,9 @@
  *   (`findDispatch`). With one, a value that is not an object or names no branch is reported
  *   as the ajv path reports it (`unknown discriminator …; expected one of …`) without calling
  *   the vendor, and every other value is validated whole by the vendor and reported with its
- *   `branch` (a zod 4 `z.discriminatedUnion` without checks of its own is validated by the
- *   branch's own `validate`, which is what the union runs: `branchValidators`). This accepts what the vendor accepts as long as the export is faithful (each
+ *   `branch`. The vendor is reached through `~standard.validate` only, never its internals: a
+ *   zod union dispatches by itself as fast as a hand-written switch would (decision 016,
+ *   addendum of 2026-11-27). This accepts what the vendor accepts as long as the export is faithful (each
  *   branch requires its constant), which is what the vendors' exports say of a discriminated
  *   union.
  * - Schema-limited: where no JSON Schema can be had (no `jsonSchema` on `~standard`, or the
@@ -342,64 +343,6 @@ function checkFunction(validateStandard: StandardSchemaV1.Props['validate'], ven
   };
 }
 
-/** What a zod 4 discriminated union exposes to libraries (`zod/v4/core`: `_zod.def`, `_zod.propValues`). */
-interface ZodUnionInternals {
-  readonly _zod?: {
-    readonly def?: {
-      readonly type?: unknown;
-      readonly discriminator?: unknown;
-      readonly options?: unknown;
-      readonly checks?: unknown;
-      readonly unionFallback?: unknown;
-    };
-  };
-}
-
-/**
- * Dispatch straight to the branch, where the vendor's union would do nothing else: a zod 4
- * `z.discriminatedUnion` on the dispatch property, with no checks of its own (`.refine`,
- * `.check`) and no `unionFallback`, whose options each pin the property to exactly one of the
- * dispatch constants. Its `validate` looks the tag up and runs that option with the same input
- * and context, so the option's own `validate` returns the same issues; calling it skips a
- * second lookup (decision 016: dispatch ≤ 1.0× a direct branch). Anything else — another
- * vendor, a refined union, an option that cannot be matched to one constant — returns
- * `undefined`, and the union's own `validate` is called, as always.
- */
-function branchValidators(
-  schema: StandardSchemaV1,
-  dispatch: { readonly property: string; readonly constants: readonly unknown[] },
-  vendor: string,
-): Check[] | undefined {
-  if (vendor !== 'zod') return undefined;
-  const def = (schema as ZodUnionInternals)._zod?.def;
-  if (def === undefined || def.type !== 'union' || def.discriminator !== dispatch.property) return undefined;
-  if (def.unionFallback === true || (Array.isArray(def.checks) && def.checks.length > 0)) return undefined;
-  if (def.checks !== undefined && !Array.isArray(def.checks)) return undefined;
-  const options = def.options;
-  if (!Array.isArray(options) || options.length !== dispatch.constants.length) return undefined;
-  const byConstant = new Map<unknown, Check>();
-  for (const option of options) {
-    if (!isStandardSchema(option)) return undefined;
-    const values = (option as { _zod?: { propValues?: Record<string, unknown> } })._zod?.propValues?.[
-      dispatch.property
-    ];
-    if (!(values instanceof Set) || values.size !== 1) return undefined;
-    const [constant] = values;
-    const standard = option['~standard'];
-    if (byConstant.has(constant) || standard.version !== 1 || typeof standard.validate !== 'function') {
-      return undefined;
-    }
-    byConstant.set(constant, checkFunction(standard.validate, vendor, option));
-  }
-  const validators: Check[] = [];
-  for (const constant of dispatch.constants) {
-    const validator = byConstant.get(constant);
-    if (validator === undefined) return undefined;
-    validators.push(validator);
-  }
-  return validators;
-}
-
 function compileUncached(schema: StandardSchemaV1, options: CompileOptions): CompiledSchema {
   let version: unknown;
   let validateStandard: unknown;
@@ -454,7 +397,6 @@ function compileUncached(schema: StandardSchemaV1, options: CompileOptions): Com
     return { validate };
   }
 
-  const branchChecks = branchValidators(schema, dispatch, vendor);
   const names = dispatch.constants.map(String);
   const validResults: ValidationResult[] = names.map((branch) => Object.freeze({ valid: true, branch }));
   const index = new Map<unknown, number>(dispatch.constants.map((constant, i) => [constant, i]));
@@ -466,7 +408,7 @@ function compileUncached(schema: StandardSchemaV1, options: CompileOptions): Com
     const branch = names[i] as string;
     let verdict: Verdict;
     try {
-      verdict = branchChecks === undefined ? check(value) : (branchChecks[i] as Check)(value);
+      verdict = check(value);
     } catch (error) {
       return tooDeep(error);
     }
