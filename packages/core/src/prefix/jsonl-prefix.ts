@@ -56,7 +56,7 @@ const PREFIX_OFF = 3; // nothing more of this line is looked at
  *   value, only a line that starts a new value (its bracket no further right than the open
  *   value's first one);
  * - the line's first value, up to its end, the first `\r` (a lone carriage return may turn out
- *   to be a line break: see the decoder's `#lineBreaks`), or `maxLineLength` characters;
+ *   to be a line break: see `#lineBreaks` of the JSONL framing, engines/jsonl-framing.ts), or `maxLineLength` characters;
  * - at most one violation per line: after it, the line is not looked at again.
  */
 class LinePrefix implements LinePrefixCheck {
