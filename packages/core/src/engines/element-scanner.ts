@@ -153,38 +153,38 @@ function documentJsonSchema(schema: SchemaInput): JsonSchema {
 
 class Scanner implements ElementScanner, ScanEvents {
   readonly stats: ElementStats = { characters: 0, elements: 0, values: 0, diagnostics: {} };
-  readonly #sink: ElementSink;
-  readonly #keys: readonly string[];
-  readonly #depth: number; // depth of the elements: keys.length + 1
-  readonly #path: string;
-  readonly #validator;
-  readonly #maxElementLength: number;
-  readonly #json: JsonScanner;
+  private readonly sink: ElementSink;
+  private readonly keys: readonly string[];
+  private readonly depth: number; // depth of the elements: keys.length + 1
+  private readonly path: string;
+  private readonly validator;
+  private readonly maxElementLength: number;
+  private readonly json: JsonScanner;
 
-  #retained = '';
-  #retainedBase = 0;
-  #received = 0;
-  #started = false; // the document's first bracket was seen
-  #finished = false; // the document ended, or scanning stopped at an error
-  readonly #currentKey: (string | undefined)[] = [];
-  #elementStart = -1; // start of the element in flight, -1 when none
-  #arraySeen = false;
+  private retained = '';
+  private retainedBase = 0;
+  private received = 0;
+  private started = false; // the document's first bracket was seen
+  private finished = false; // the document ended, or scanning stopped at an error
+  private readonly currentKey: (string | undefined)[] = [];
+  private elementStart = -1; // start of the element in flight, -1 when none
+  private arraySeen = false;
   /** Prefix validation of the element in flight (`prefixCheck`), when on and the schema has anything a prefix can break. */
-  readonly #prefix: ElementPrefixCheck | undefined;
-  #prefixFed = -1; // absolute offset up to which the element in flight was fed; -1: not checked
-  #chunk = ''; // the text being scanned, from absolute offset `chunkBase`
-  #chunkBase = 0;
+  private readonly prefix: ElementPrefixCheck | undefined;
+  private prefixFed = -1; // absolute offset up to which the element in flight was fed; -1: not checked
+  private chunk = ''; // the text being scanned, from absolute offset `chunkBase`
+  private chunkBase = 0;
 
   constructor(options: ElementOptions, sink: ElementSink) {
     checkOptionNames('createElementScanner', options, ELEMENT_SCANNER_OPTIONS);
-    this.#path = options.path ?? '$';
-    this.#keys = parseElementPath(this.#path);
-    this.#depth = this.#keys.length + 1;
+    this.path = options.path ?? '$';
+    this.keys = parseElementPath(this.path);
+    this.depth = this.keys.length + 1;
     checkPositiveInteger('maxElementLength', options.maxElementLength, 'characters');
-    this.#maxElementLength = options.maxElementLength ?? 8 * 1024 * 1024;
+    this.maxElementLength = options.maxElementLength ?? 8 * 1024 * 1024;
     const elementSchema =
       options.elementSchema ??
-      (options.schema === undefined ? undefined : elementSchemaAt(documentJsonSchema(options.schema), this.#keys));
+      (options.schema === undefined ? undefined : elementSchemaAt(documentJsonSchema(options.schema), this.keys));
     if (options.elementSchema === undefined && options.schema !== undefined && isStandardSchema(options.schema)) {
       if (options.compileJsonSchema === undefined) {
         throw new ConfigurationError(
@@ -193,7 +193,7 @@ class Scanner implements ElementScanner, ScanEvents {
         );
       }
     }
-    this.#validator = validatorFor({
+    this.validator = validatorFor({
       ...(elementSchema === undefined ? {} : { schema: elementSchema }),
       ...(options.discriminator === undefined ? {} : { discriminator: options.discriminator }),
       ...(options.compileJsonSchema === undefined ? {} : { compileJsonSchema: options.compileJsonSchema }),
@@ -201,11 +201,11 @@ class Scanner implements ElementScanner, ScanEvents {
       ...(options.coerceWith === undefined ? {} : { coerceWith: options.coerceWith }),
       ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
     });
-    this.#sink = sink;
+    this.sink = sink;
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
     // Only the elements and the keys on the path matter: nothing deeper raises an event.
-    this.#json = new JsonScanner({ maxDepth: options.maxDepth ?? 512, events: this, eventDepth: this.#depth });
-    this.#prefix = this.#prefixCheck(options, elementSchema);
+    this.json = new JsonScanner({ maxDepth: options.maxDepth ?? 512, events: this, eventDepth: this.depth });
+    this.prefix = this.prefixCheck(options, elementSchema);
   }
 
   /**
@@ -213,7 +213,7 @@ class Scanner implements ElementScanner, ScanEvents {
    * Throws ConfigurationError (NO_PREFIX_CHECKER) for `prefixCheck: true` with a schema and no
    * implementation.
    */
-  #prefixCheck(options: ElementOptions, elementSchema: SchemaInput | undefined): ElementPrefixCheck | undefined {
+  private prefixCheck(options: ElementOptions, elementSchema: SchemaInput | undefined): ElementPrefixCheck | undefined {
     checkChoice('prefixCheck', options.prefixCheck, [true, false]);
     // Off unless asked: measured at 2.6–5.8× the scanner without it on 4-character chunks of
     // ~200-byte elements (benchmarks `prefix-check`, decision 018), over the 1.3× a default allows.
@@ -232,125 +232,125 @@ class Scanner implements ElementScanner, ScanEvents {
     const exported =
       standard || (options.elementSchema === undefined && isStandardSchema(options.schema as SchemaInput));
     return factory(
-      { schema, exported, maxDepth: this.#json.maxDepth - this.#depth, repairable: coercionRules(options.coerce) },
-      (found) => this.#violation(found),
+      { schema, exported, maxDepth: this.json.maxDepth - this.depth, repairable: coercionRules(options.coerce) },
+      (found) => this.violation(found),
     );
   }
 
   write(text: string): void {
-    if (text.length === 0 || this.#finished) {
-      this.#received += text.length;
+    if (text.length === 0 || this.finished) {
+      this.received += text.length;
       this.stats.characters += text.length;
       return;
     }
-    let base = this.#received;
-    this.#received += text.length;
+    let base = this.received;
+    this.received += text.length;
     this.stats.characters += text.length;
-    if (!this.#started) {
+    if (!this.started) {
       const first = text.search(/[[{]/);
       if (first < 0) return;
-      this.#started = true;
+      this.started = true;
       text = text.slice(first);
       base += first;
     }
-    this.#retained += text;
-    if (this.#retainedBase + this.#retained.length !== this.#received) {
+    this.retained += text;
+    if (this.retainedBase + this.retained.length !== this.received) {
       // Text before the document was never kept: the retained text starts at the document.
-      this.#retainedBase = this.#received - this.#retained.length;
+      this.retainedBase = this.received - this.retained.length;
     }
-    this.#chunk = text;
-    this.#chunkBase = base;
-    const end = this.#json.scan(text, 0, base);
-    if (this.#finished) {
+    this.chunk = text;
+    this.chunkBase = base;
+    const end = this.json.scan(text, 0, base);
+    if (this.finished) {
       // An element in this chunk was broken or too long: already reported, scanning stopped.
     } else if (end === SCAN_ERROR) {
-      const at = base + this.#json.errorIndex;
+      const at = base + this.json.errorIndex;
       // Past maxDepth inside a skimmed element, a syntax error before it comes first; a
       // syntax error past maxElementLength comes after the element became too long.
-      const inElement = this.#elementStart >= 0;
+      const inElement = this.elementStart >= 0;
       if (
-        !(inElement && (this.#json.depthExceeded || at - this.#elementStart > this.#maxElementLength)) ||
-        !this.#checkElement()
+        !(inElement && (this.json.depthExceeded || at - this.elementStart > this.maxElementLength)) ||
+        !this.checkElement()
       ) {
-        this.#stop(at);
+        this.stop(at);
       }
     } else if (end >= 0) {
-      this.#finished = true;
-      if (!this.#arraySeen) {
-        this.#report(DiagnosticReason.schema, base + end, `the document has no array at ${this.#path}`, '');
+      this.finished = true;
+      if (!this.arraySeen) {
+        this.report(DiagnosticReason.schema, base + end, `the document has no array at ${this.path}`, '');
       }
-    } else if (this.#elementStart >= 0 && this.#received - this.#elementStart > this.#maxElementLength) {
-      this.#checkElement();
-    } else if (this.#prefixFed >= 0) {
-      this.#feedPrefix(this.#received);
+    } else if (this.elementStart >= 0 && this.received - this.elementStart > this.maxElementLength) {
+      this.checkElement();
+    } else if (this.prefixFed >= 0) {
+      this.feedPrefix(this.received);
     }
-    this.#chunk = '';
-    this.#compact();
+    this.chunk = '';
+    this.compact();
   }
 
   end(): void {
-    if (this.#finished || this.#checkElement()) return;
-    this.#endPrefix(this.#received);
-    this.#finished = true;
-    if (!this.#started) {
-      this.#report(DiagnosticReason.truncated, this.#received, `no JSON array found (${this.#path})`, '');
+    if (this.finished || this.checkElement()) return;
+    this.endPrefix(this.received);
+    this.finished = true;
+    if (!this.started) {
+      this.report(DiagnosticReason.truncated, this.received, `no JSON array found (${this.path})`, '');
       return;
     }
-    const inElement = this.#elementStart >= 0;
-    const at = inElement ? this.#elementStart : this.#received;
+    const inElement = this.elementStart >= 0;
+    const at = inElement ? this.elementStart : this.received;
     const message = inElement
-      ? `input ended inside element ${this.stats.elements} of the array at ${this.#path}; ${this.#accounting(' before it')}`
-      : this.#arraySeen
-        ? `input ended before the array at ${this.#path} closed; ${this.#accounting('')}`
-        : `input ended before an array at ${this.#path} started`;
-    this.#report(DiagnosticReason.truncated, at, message, inElement ? this.#slice(at, at + 200) : '');
+      ? `input ended inside element ${this.stats.elements} of the array at ${this.path}; ${this.accounting(' before it')}`
+      : this.arraySeen
+        ? `input ended before the array at ${this.path} closed; ${this.accounting('')}`
+        : `input ended before an array at ${this.path} started`;
+    this.report(DiagnosticReason.truncated, at, message, inElement ? this.slice(at, at + 200) : '');
   }
 
   // ---- scanner events -------------------------------------------------------------------
 
   valueStart(depth: number, start: number): void {
-    if (depth === this.#depth - 1) {
+    if (depth === this.depth - 1) {
       // The array itself (an empty one has no elements to show it was there).
-      if (!this.#arraySeen && this.#slice(start, start + 1) === '[' && this.#keysOnPath()) this.#arraySeen = true;
+      if (!this.arraySeen && this.slice(start, start + 1) === '[' && this.keysOnPath()) this.arraySeen = true;
       return;
     }
-    if (depth !== this.#depth || this.#elementStart >= 0 || this.#finished || !this.#onPath()) return;
-    this.#elementStart = start;
-    if (this.#prefix !== undefined) {
-      this.#prefix.begin(start);
-      this.#prefixFed = start;
+    if (depth !== this.depth || this.elementStart >= 0 || this.finished || !this.onPath()) return;
+    this.elementStart = start;
+    if (this.prefix !== undefined) {
+      this.prefix.begin(start);
+      this.prefixFed = start;
     }
     // The element's text is parsed by JSON.parse when it closes: the scanner need only find
     // its end (see `checkElement` for how its errors are still reported exactly).
-    this.#json.skimValue();
+    this.json.skimValue();
   }
 
   valueEnd(depth: number, end: number): void {
-    if (depth !== this.#depth || this.#elementStart < 0 || this.#finished) return;
-    if (end - this.#elementStart > this.#maxElementLength) {
-      this.#checkElement();
+    if (depth !== this.depth || this.elementStart < 0 || this.finished) return;
+    if (end - this.elementStart > this.maxElementLength) {
+      this.checkElement();
       return;
     }
-    const start = this.#elementStart;
-    const text = this.#slice(start, end);
+    const start = this.elementStart;
+    const text = this.slice(start, end);
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
       // The checking scanner finds the first error (it accepts exactly what JSON.parse accepts).
-      if (!this.#checkElement()) this.#stop(start, (error as Error).message, false);
+      if (!this.checkElement()) this.stop(start, (error as Error).message, false);
       return;
     }
-    if (this.#validator !== undefined) {
-      const result = this.#validator.validate(value);
+    if (this.validator !== undefined) {
+      const result = this.validator.validate(value);
       // A valid element (coerced or not) has no violation in any prefix: the rest of its text
       // is checked only when it fails, before its `schema` diagnostic.
-      this.#endPrefix(result.valid ? -1 : end);
-      this.#elementStart = -1;
+      this.endPrefix(result.valid ? -1 : end);
+      this.elementStart = -1;
       const index = this.stats.elements++;
       if (!result.valid) {
-        this.#count(DiagnosticReason.schema);
-        this.#sink.diagnostic({
+        this.count(DiagnosticReason.schema);
+        this.sink.diagnostic({
           reason: DiagnosticReason.schema,
           offset: start,
           excerpt: excerptAround(text),
@@ -364,47 +364,47 @@ class Scanner implements ElementScanner, ScanEvents {
       if (result.fixes !== undefined) {
         // Coerced (`coerce`): each repair is reported just before the element, which is the copy.
         for (const fix of result.fixes) {
-          this.#count(DiagnosticReason.recovered);
-          this.#sink.diagnostic(coercionDiagnostic(fix, start, text, result.branch, `element ${index}: `));
+          this.count(DiagnosticReason.recovered);
+          this.sink.diagnostic(coercionDiagnostic(fix, start, text, result.branch, `element ${index}: `));
         }
         delivered = result.value;
       }
-      this.#emit(
+      this.emit(
         result.branch === undefined
           ? { value: delivered, index, start, end }
           : { value: delivered, index, start, end, branch: result.branch },
       );
       return;
     }
-    this.#elementStart = -1;
-    this.#emit({ value, index: this.stats.elements++, start, end });
+    this.elementStart = -1;
+    this.emit({ value, index: this.stats.elements++, start, end });
   }
 
   key(depth: number, start: number, end: number): void {
-    if (depth >= this.#depth) return;
-    const text = start >= this.#retainedBase ? this.#slice(start, end) : undefined;
-    this.#currentKey[depth] = text === undefined ? undefined : (JSON.parse(text) as string);
+    if (depth >= this.depth) return;
+    const text = start >= this.retainedBase ? this.slice(start, end) : undefined;
+    this.currentKey[depth] = text === undefined ? undefined : (JSON.parse(text) as string);
   }
 
   /** True when the objects down to the elements' array follow the path's keys. */
-  #keysOnPath(): boolean {
-    const json = this.#json;
-    for (let d = 1; d < this.#depth; d++) {
-      if (json.containerAt(d) !== 'object' || this.#currentKey[d] !== this.#keys[d - 1]) return false;
+  private keysOnPath(): boolean {
+    const json = this.json;
+    for (let d = 1; d < this.depth; d++) {
+      if (json.containerAt(d) !== 'object' || this.currentKey[d] !== this.keys[d - 1]) return false;
     }
     return true;
   }
 
   /** True when the value starting at the elements' depth is an element of the array at the path. */
-  #onPath(): boolean {
-    return this.#json.containerAt(this.#depth) === 'array' && this.#keysOnPath();
+  private onPath(): boolean {
+    return this.json.containerAt(this.depth) === 'array' && this.keysOnPath();
   }
 
   // ---- helpers --------------------------------------------------------------------------
 
-  #emit(record: ElementRecord): void {
+  private emit(record: ElementRecord): void {
     this.stats.values++;
-    this.#sink.value(record);
+    this.sink.value(record);
   }
 
   /**
@@ -415,22 +415,22 @@ class Scanner implements ElementScanner, ScanEvents {
    * runs past `maxElementLength`. Returns false when there is nothing to report (the element
    * is only unfinished). Runs only on these rare paths, never per element.
    */
-  #checkElement(): boolean {
-    const start = this.#elementStart;
-    if (start < 0 || this.#finished) return false;
-    const check = new JsonScanner({ maxDepth: this.#json.maxDepth - this.#depth });
-    const limit = Math.min(this.#received, start + this.#maxElementLength + 1);
-    if (check.scan(this.#slice(start, limit), 0, start) === SCAN_ERROR) {
+  private checkElement(): boolean {
+    const start = this.elementStart;
+    if (start < 0 || this.finished) return false;
+    const check = new JsonScanner({ maxDepth: this.json.maxDepth - this.depth });
+    const limit = Math.min(this.received, start + this.maxElementLength + 1);
+    if (check.scan(this.slice(start, limit), 0, start) === SCAN_ERROR) {
       const tooDeep = check.depthExceeded;
-      this.#stop(
+      this.stop(
         start + check.errorIndex,
-        tooDeep ? `nesting deeper than maxDepth (${this.#json.maxDepth})` : check.errorMessage,
+        tooDeep ? `nesting deeper than maxDepth (${this.json.maxDepth})` : check.errorMessage,
         tooDeep,
       );
       return true;
     }
-    if (this.#received - start > this.#maxElementLength) {
-      this.#tooLong();
+    if (this.received - start > this.maxElementLength) {
+      this.tooLong();
       return true;
     }
     return false;
@@ -441,7 +441,7 @@ class Scanner implements ElementScanner, ScanEvents {
    * or broken array: all emitted, or how many were emitted and how many dropped (an element that
    * failed its schema is complete but not emitted; each has its own diagnostic).
    */
-  #accounting(before: string): string {
+  private accounting(before: string): string {
     const { elements, values } = this.stats;
     const noun = elements === 1 ? 'element' : 'elements';
     if (values >= elements)
@@ -449,29 +449,29 @@ class Scanner implements ElementScanner, ScanEvents {
     return `of the ${elements} complete ${noun}${before}, ${values} ${values === 1 ? 'was' : 'were'} emitted and ${elements - values} dropped (each reported)`;
   }
 
-  #stop(at: number, message = this.#json.errorMessage, tooDeep = this.#json.depthExceeded): void {
+  private stop(at: number, message = this.json.errorMessage, tooDeep = this.json.depthExceeded): void {
     // A violation in the element's text before the error comes first, however the text was chunked.
-    if (this.#elementStart >= 0) this.#endPrefix(this.#received);
-    this.#finished = true;
-    this.#report(
+    if (this.elementStart >= 0) this.endPrefix(this.received);
+    this.finished = true;
+    this.report(
       tooDeep ? DiagnosticReason.tooDeep : DiagnosticReason.syntax,
       at,
-      `the document is not valid JSON at offset ${at}: ${message}; ${this.#accounting(' before it')}`,
+      `the document is not valid JSON at offset ${at}: ${message}; ${this.accounting(' before it')}`,
       // Up to the failing character: what follows it depends on how the text was chunked.
-      this.#slice(Math.max(this.#retainedBase, at - 60), at + 1),
+      this.slice(Math.max(this.retainedBase, at - 60), at + 1),
     );
   }
 
-  #tooLong(): void {
-    this.#endPrefix(this.#received);
-    this.#finished = true;
-    const start = this.#elementStart;
-    this.#elementStart = -1;
-    this.#report(
+  private tooLong(): void {
+    this.endPrefix(this.received);
+    this.finished = true;
+    const start = this.elementStart;
+    this.elementStart = -1;
+    this.report(
       DiagnosticReason.tooLong,
       start,
-      `element ${this.stats.elements} is longer than maxElementLength (${this.#maxElementLength} characters); scanning stopped`,
-      this.#slice(start, start + Math.min(200, this.#maxElementLength + 1)),
+      `element ${this.stats.elements} is longer than maxElementLength (${this.maxElementLength} characters); scanning stopped`,
+      this.slice(start, start + Math.min(200, this.maxElementLength + 1)),
     );
   }
 
@@ -479,37 +479,37 @@ class Scanner implements ElementScanner, ScanEvents {
    * Feeds the element in flight's text up to `to` (absolute, exclusive; at most its first
    * `maxElementLength` characters) to its prefix check.
    */
-  #feedPrefix(to: number): void {
-    const from = this.#prefixFed;
+  private feedPrefix(to: number): void {
+    const from = this.prefixFed;
     if (from < 0) return;
-    const limit = Math.min(to, this.#elementStart + this.#maxElementLength);
+    const limit = Math.min(to, this.elementStart + this.maxElementLength);
     if (limit <= from) return;
-    this.#prefixFed = limit;
-    const chunk = this.#chunk;
-    const at = from - this.#chunkBase;
+    this.prefixFed = limit;
+    const chunk = this.chunk;
+    const at = from - this.chunkBase;
     const piece =
       at >= 0 && chunk.length !== 0
         ? at === 0 && limit - from === chunk.length
           ? chunk
-          : chunk.slice(at, limit - this.#chunkBase)
-        : this.#slice(from, limit);
-    (this.#prefix as ElementPrefixCheck).feed(piece, from);
+          : chunk.slice(at, limit - this.chunkBase)
+        : this.slice(from, limit);
+    (this.prefix as ElementPrefixCheck).feed(piece, from);
   }
 
   /** The element in flight is decided: feeds its text up to `to` (none for -1) and ends its prefix check. */
-  #endPrefix(to: number): void {
-    if (this.#prefixFed < 0) return;
-    if (to >= 0) this.#feedPrefix(to);
-    this.#prefixFed = -1;
-    (this.#prefix as ElementPrefixCheck).stop();
+  private endPrefix(to: number): void {
+    if (this.prefixFed < 0) return;
+    if (to >= 0) this.feedPrefix(to);
+    this.prefixFed = -1;
+    (this.prefix as ElementPrefixCheck).stop();
   }
 
   /** The prefix check of the element in flight found a violation (at most one per element). */
-  #violation(found: PrefixViolation): void {
-    if (this.#prefixFed < 0 || this.#finished) return;
-    this.#prefixFed = -1;
-    this.#count(DiagnosticReason.violation);
-    this.#sink.diagnostic({
+  private violation(found: PrefixViolation): void {
+    if (this.prefixFed < 0 || this.finished) return;
+    this.prefixFed = -1;
+    this.count(DiagnosticReason.violation);
+    this.sink.diagnostic({
       reason: DiagnosticReason.violation,
       offset: found.offset,
       excerpt: excerptAround(found.excerpt),
@@ -520,25 +520,25 @@ class Scanner implements ElementScanner, ScanEvents {
     });
   }
 
-  #report(reason: Diagnostic['reason'], offset: number, message: string, excerptText: string): void {
-    this.#count(reason);
-    this.#sink.diagnostic({ reason, offset, excerpt: excerptAround(excerptText), message });
+  private report(reason: Diagnostic['reason'], offset: number, message: string, excerptText: string): void {
+    this.count(reason);
+    this.sink.diagnostic({ reason, offset, excerpt: excerptAround(excerptText), message });
   }
 
-  #count(reason: Diagnostic['reason']): void {
+  private count(reason: Diagnostic['reason']): void {
     countDiagnostic(this.stats.diagnostics, reason);
   }
 
-  #slice(from: number, to: number): string {
-    return this.#retained.slice(Math.max(0, from - this.#retainedBase), Math.max(0, to - this.#retainedBase));
+  private slice(from: number, to: number): string {
+    return this.retained.slice(Math.max(0, from - this.retainedBase), Math.max(0, to - this.retainedBase));
   }
 
   /** Keeps the element in flight, or a short tail for keys that straddle chunks. */
-  #compact(): void {
-    const keep = this.#elementStart >= 0 ? this.#elementStart : Math.max(this.#retainedBase, this.#received - KEY_TAIL);
-    if (keep - this.#retainedBase > 4096 || (this.#finished && this.#retained.length > 0)) {
-      this.#retained = this.#finished ? '' : this.#retained.slice(keep - this.#retainedBase);
-      this.#retainedBase = this.#finished ? this.#received : keep;
+  private compact(): void {
+    const keep = this.elementStart >= 0 ? this.elementStart : Math.max(this.retainedBase, this.received - KEY_TAIL);
+    if (keep - this.retainedBase > 4096 || (this.finished && this.retained.length > 0)) {
+      this.retained = this.finished ? '' : this.retained.slice(keep - this.retainedBase);
+      this.retainedBase = this.finished ? this.received : keep;
     }
   }
 }

@@ -139,20 +139,20 @@ type Pending = { -readonly [K in keyof SalvagedValue]: SalvagedValue[K] } & {
 
 /** The delivery queue of one salvage scanner. */
 export class SalvageDelivery {
-  readonly #sink: SalvageSink;
-  readonly #stats: DeliveryCounts;
-  readonly #validator: CompiledSchema | undefined;
-  readonly #maxDepth: number;
-  readonly #strict: boolean;
+  private readonly sink: SalvageSink;
+  private readonly stats: DeliveryCounts;
+  private readonly validator: CompiledSchema | undefined;
+  private readonly maxDepth: number;
+  private readonly strict: boolean;
 
-  readonly #queue: (Pending | Diagnostic)[] = []; // output held while a label is undecided
-  #firstText = -1; // offset of the text's first non-whitespace character, -1 before it
-  #scalarOpen = false; // the scanner follows a scalar that may be the whole document
-  #holdingFirst = false; // queue[0] starts at firstText and only whitespace followed yet
-  #holdComma = -1; // offset of the one comma (recovery) after the held first value
-  #holdCommaFrom = 0; // where the comma's excerpt starts (up to 79 characters before it)
-  #holdCommaText = ''; // the excerpt's text, up to the comma: kept apart from the text
-  #inlinePending = false; // the queue holds values whose inline span has not closed yet
+  private readonly queue: (Pending | Diagnostic)[] = []; // output held while a label is undecided
+  private firstText = -1; // offset of the text's first non-whitespace character, -1 before it
+  private scalarOpen = false; // the scanner follows a scalar that may be the whole document
+  private firstHeld = false; // queue[0] starts at firstText and only whitespace followed yet
+  private holdComma = -1; // offset of the one comma (recovery) after the held first value
+  private holdCommaFrom = 0; // where the comma's excerpt starts (up to 79 characters before it)
+  private holdCommaText = ''; // the excerpt's text, up to the comma: kept apart from the text
+  private inlinePending = false; // the queue holds values whose inline span has not closed yet
 
   constructor(
     sink: SalvageSink,
@@ -161,40 +161,40 @@ export class SalvageDelivery {
     maxDepth: number,
     strict: boolean,
   ) {
-    this.#sink = sink;
-    this.#stats = stats;
-    this.#validator = validator;
-    this.#maxDepth = maxDepth;
-    this.#strict = strict;
+    this.sink = sink;
+    this.stats = stats;
+    this.validator = validator;
+    this.maxDepth = maxDepth;
+    this.strict = strict;
   }
 
   /** True while the first value is held: it may still be the document (invariant 3). */
   get holdingFirst(): boolean {
-    return this.#holdingFirst;
+    return this.firstHeld;
   }
 
   /** Where the held first value starts: the scanner keeps its text from there (or the last 80 characters). */
   get heldStart(): number {
-    const first = this.#queue[0];
-    return first !== undefined && !('reason' in first) ? first.start : Math.max(0, this.#firstText);
+    const first = this.queue[0];
+    return first !== undefined && !('reason' in first) ? first.start : Math.max(0, this.firstText);
   }
 
   /** The text's first non-whitespace character is at `offset` (told once): a value starting there may be the document. */
   textStartsAt(offset: number): void {
-    this.#firstText = offset;
+    this.firstText = offset;
   }
 
   // ---- the scalar document --------------------------------------------------------------
 
   /** The scanner follows a scalar from the first character: hold everything until it is decided. */
   followScalar(): void {
-    this.#scalarOpen = true;
+    this.scalarOpen = true;
   }
 
   /** The scalar followed cannot be the document. */
   dropScalar(): void {
-    this.#scalarOpen = false;
-    if (!this.#holding) this.#drain();
+    this.scalarOpen = false;
+    if (!this.holding) this.drain();
   }
 
   /**
@@ -203,11 +203,11 @@ export class SalvageDelivery {
    * diagnostic among it (counted when it was queued) no longer counted.
    */
   deliverDocument(value: unknown, start: number, end: number, source: string): void {
-    this.#scalarOpen = false;
-    for (const item of this.#queue) if ('reason' in item) this.#uncount(item.reason);
-    this.#queue.length = 0;
-    this.#holdingFirst = false;
-    this.#inlinePending = false;
+    this.scalarOpen = false;
+    for (const item of this.queue) if ('reason' in item) this.uncount(item.reason);
+    this.queue.length = 0;
+    this.firstHeld = false;
+    this.inlinePending = false;
     this.deliver(value, 'document', start, end, undefined, source, false);
   }
 
@@ -229,25 +229,25 @@ export class SalvageDelivery {
     note?: Diagnostic,
   ): void {
     // The depth guard comes first: a validator following a recursive schema recurses too.
-    if (mayExceedDepth(text.length, this.#maxDepth) && depthExceeds(value, this.#maxDepth)) {
-      const at = tooDeepIndex(text, this.#maxDepth);
-      this.#count(DiagnosticReason.tooDeep);
-      this.#output({
+    if (mayExceedDepth(text.length, this.maxDepth) && depthExceeds(value, this.maxDepth)) {
+      const at = tooDeepIndex(text, this.maxDepth);
+      this.count(DiagnosticReason.tooDeep);
+      this.output({
         reason: DiagnosticReason.tooDeep,
         offset: start + at,
         excerpt: excerptAround(text, at),
-        message: `value nested deeper than maxDepth (${this.#maxDepth} levels); the value was dropped`,
+        message: `value nested deeper than maxDepth (${this.maxDepth} levels); the value was dropped`,
       });
       return;
     }
     let branch: string | undefined;
     let coerced = value;
     let fixes: Diagnostic[] | undefined;
-    if (this.#validator !== undefined) {
-      const result = validateSafely(this.#validator, value);
+    if (this.validator !== undefined) {
+      const result = validateSafely(this.validator, value);
       if (!result.valid) {
-        this.#count(DiagnosticReason.schema);
-        this.#output({
+        this.count(DiagnosticReason.schema);
+        this.output({
           reason: DiagnosticReason.schema,
           offset: start,
           excerpt: excerptAround(text),
@@ -275,17 +275,17 @@ export class SalvageDelivery {
     if (source === 'inline') {
       // Inline only if the span closes on this line: decided when it does, or does not.
       record.provisional = true;
-      this.#inlinePending = true;
-    } else if (source === 'embedded' && start === this.#firstText && this.#queue.length === 0) {
-      this.#holdingFirst = true;
+      this.inlinePending = true;
+    } else if (source === 'embedded' && start === this.firstText && this.queue.length === 0) {
+      this.firstHeld = true;
     }
-    this.#output(record);
+    this.output(record);
   }
 
   /** A diagnostic at `offset`, its excerpt taken from `excerptText`. */
   report(reason: Diagnostic['reason'], offset: number, message: string, excerptText: string): void {
-    this.#count(reason);
-    this.#output({ reason, offset, excerpt: excerptAround(excerptText), message });
+    this.count(reason);
+    this.output({ reason, offset, excerpt: excerptAround(excerptText), message });
   }
 
   // ---- labels decided -------------------------------------------------------------------
@@ -299,16 +299,16 @@ export class SalvageDelivery {
     for (let p = from; p < to; p++) {
       const c = text.charCodeAt(p - base);
       if (!isSpace(c)) {
-        if (c === 0x2c && (this.#holdComma < 0 || this.#holdComma === p) && !this.#strict) {
-          if (this.#holdComma < 0) {
-            this.#holdCommaFrom = Math.max(this.heldStart, p - 79);
-            this.#holdCommaText = text.slice(Math.max(0, this.#holdCommaFrom - base), Math.max(0, p + 1 - base));
+        if (c === 0x2c && (this.holdComma < 0 || this.holdComma === p) && !this.strict) {
+          if (this.holdComma < 0) {
+            this.holdCommaFrom = Math.max(this.heldStart, p - 79);
+            this.holdCommaText = text.slice(Math.max(0, this.holdCommaFrom - base), Math.max(0, p + 1 - base));
           }
-          this.#holdComma = p;
+          this.holdComma = p;
           continue;
         }
-        this.#holdingFirst = false;
-        if (!this.#holding) this.#drain();
+        this.firstHeld = false;
+        if (!this.holding) this.drain();
         return;
       }
     }
@@ -316,15 +316,15 @@ export class SalvageDelivery {
 
   /** The inline span of provisional values closed (`true`) or ended with its line (`false`). */
   resolveInline(closed: boolean): void {
-    if (!this.#inlinePending) return;
-    this.#inlinePending = false;
-    for (const item of this.#queue) {
+    if (!this.inlinePending) return;
+    this.inlinePending = false;
+    for (const item of this.queue) {
       if ('provisional' in item && item.provisional === true) {
         item.provisional = false;
         if (!closed) item.source = 'embedded';
       }
     }
-    if (!this.#holding) this.#drain();
+    if (!this.holding) this.drain();
   }
 
   /**
@@ -333,40 +333,40 @@ export class SalvageDelivery {
    */
   flushHeld(text: string, base: number): void {
     this.resolveInline(false);
-    const first = this.#queue[0];
+    const first = this.queue[0];
     if (
-      this.#holdingFirst &&
+      this.firstHeld &&
       first !== undefined &&
       !('reason' in first) &&
-      this.#queue.length === 1 &&
-      this.#onlySpaceAfter(text, base, first.end)
+      this.queue.length === 1 &&
+      this.onlySpaceAfter(text, base, first.end)
     ) {
       first.source = 'document';
-      const comma = this.#holdComma;
+      const comma = this.holdComma;
       if (comma >= 0) {
         const message = 'a comma after the document dropped (the text was not JSON as written)';
-        const from = this.#holdCommaFrom;
+        const from = this.holdCommaFrom;
         first.recovered = true;
         first.note =
           first.note === undefined
             ? {
                 reason: DiagnosticReason.recovered,
                 offset: comma,
-                excerpt: excerptAround(this.#holdCommaText, comma - from),
+                excerpt: excerptAround(this.holdCommaText, comma - from),
                 message,
               }
             : { ...first.note, message: `${first.note.message}; ${message}` };
       }
     }
-    this.#holdingFirst = false;
-    this.#drain();
+    this.firstHeld = false;
+    this.drain();
   }
 
   /** Text no longer kept (the scanner's compact) was whitespace, or the comma: checkHold saw it arrive. */
-  #onlySpaceAfter(text: string, base: number, end: number): boolean {
+  private onlySpaceAfter(text: string, base: number, end: number): boolean {
     const received = base + text.length;
     for (let p = Math.max(end, base); p < received; p++) {
-      if (!isSpace(text.charCodeAt(p - base)) && p !== this.#holdComma) return false;
+      if (!isSpace(text.charCodeAt(p - base)) && p !== this.holdComma) return false;
     }
     return true;
   }
@@ -374,57 +374,57 @@ export class SalvageDelivery {
   // ---- the queue --------------------------------------------------------------------------
 
   /** True while the label of a queued value is still undecided (invariant 1). */
-  get #holding(): boolean {
-    return this.#scalarOpen || this.#holdingFirst || this.#inlinePending;
+  private get holding(): boolean {
+    return this.scalarOpen || this.firstHeld || this.inlinePending;
   }
 
-  #output(item: Pending | Diagnostic): void {
-    if (this.#queue.length === 0 && !this.#holding) {
-      this.#send(item);
+  private output(item: Pending | Diagnostic): void {
+    if (this.queue.length === 0 && !this.holding) {
+      this.send(item);
       return;
     }
-    this.#queue.push(item);
-    if (!this.#holding) this.#drain();
+    this.queue.push(item);
+    if (!this.holding) this.drain();
   }
 
-  #send(item: Pending | Diagnostic): void {
+  private send(item: Pending | Diagnostic): void {
     if ('reason' in item) {
-      this.#sink.diagnostic(item);
+      this.sink.diagnostic(item);
       return;
     }
     if (item.provisional !== undefined) delete item.provisional;
     const note = item.note;
     if (note !== undefined) {
       delete item.note;
-      this.#count(note.reason);
-      this.#sink.diagnostic(note);
+      this.count(note.reason);
+      this.sink.diagnostic(note);
     }
     const fixes = item.fixes;
     if (fixes !== undefined) {
       delete item.fixes;
       for (const fix of fixes) {
-        this.#count(fix.reason);
-        this.#sink.diagnostic(fix);
+        this.count(fix.reason);
+        this.sink.diagnostic(fix);
       }
     }
-    this.#stats.values++;
-    this.#sink.value(item);
+    this.stats.values++;
+    this.sink.value(item);
   }
 
   /** Emits the queued values and diagnostics in order. */
-  #drain(): void {
-    if (this.#queue.length === 0) return;
-    const items = this.#queue.splice(0);
-    for (const item of items) this.#send(item);
+  private drain(): void {
+    if (this.queue.length === 0) return;
+    const items = this.queue.splice(0);
+    for (const item of items) this.send(item);
   }
 
-  #count(reason: Diagnostic['reason']): void {
-    countDiagnostic(this.#stats.diagnostics, reason);
+  private count(reason: Diagnostic['reason']): void {
+    countDiagnostic(this.stats.diagnostics, reason);
   }
 
   /** Takes back the count of a queued diagnostic that will not be reported. */
-  #uncount(reason: Diagnostic['reason']): void {
-    const counts = this.#stats.diagnostics as Record<string, number | undefined>;
+  private uncount(reason: Diagnostic['reason']): void {
+    const counts = this.stats.diagnostics as Record<string, number | undefined>;
     const left = (counts[reason] ?? 0) - 1;
     if (left > 0) counts[reason] = left;
     else delete counts[reason];

@@ -20,7 +20,7 @@
  *
  * Why its own file: it is the one piece of the salvage scanner that knows JSON's grammar by
  * hand, apart from the scanner's state; engines/salvage-scanner.ts calls it from its prose
- * loop (`#proseBrackets`) and applies what it settles (`#abandonAtOnce`).
+ * loop (`proseBrackets`) and applies what it settles (`abandonAtOnce`).
  */
 
 // States of `quickFailure`'s flat scan (a container with scalar members only).

@@ -58,7 +58,7 @@
  * candidates and their recovery, document detection, the retained text. What becomes of a found
  * value and when it goes out (depth guard, validation, the queue that holds output while a label
  * is undecided: invariant 4) is salvage-delivery.ts's; the look-ahead of invariant 6
- * (`quickFailure`) is salvage-lookahead.ts's, applied here by `#proseBrackets`.
+ * (`quickFailure`) is salvage-lookahead.ts's, applied here by `proseBrackets`.
  */
 
 import { DiagnosticReason, excerptAround } from '../diagnostics/diagnostics.js';
@@ -208,78 +208,78 @@ class Scanner implements SalvageScanner {
     inlineSpans: 0,
     diagnostics: {},
   };
-  readonly #delivery: SalvageDelivery;
-  readonly #maxCandidateLength: number;
-  readonly #strict: boolean;
-  readonly #json = new JsonScanner({ track: true });
+  private readonly delivery: SalvageDelivery;
+  private readonly maxCandidateLength: number;
+  private readonly strict: boolean;
+  private readonly json = new JsonScanner({ track: true });
 
   // Input kept: `retained` is the text from `retainedBase` to `received`.
-  #retained = '';
-  #retainedBase = 0;
-  #received = 0;
-  #cursor = 0; // absolute offset of the next character to process
-  #atStart = true;
+  private retained = '';
+  private retainedBase = 0;
+  private received = 0;
+  private cursor = 0; // absolute offset of the next character to process
+  private atStart = true;
 
   // Context.
-  #context = PROSE;
-  #fenceMarker = 0;
-  #fenceLength = 0;
-  #fenceInfo = '';
-  #fenceLine = 0; // offset of the opening fence line
-  #fenceValues = 0; // values found in the current fence
-  #fenceError = ''; // why the first candidate in the current fence failed
-  #fenceHasText = false; // the current fence holds non-blank text
-  #inlineTicks = 0; // length of the backtick run that opened the current inline span
-  #lineStart = 0; // offset of the current line's first character
-  readonly #fenceLineMatch = new FenceLine();
-  #matchingFenceLine = false;
-  #tickRun = 0; // backticks counted so far in a run that may continue in the next chunk
-  #tickRunStart = 0;
+  private context = PROSE;
+  private fenceMarker = 0;
+  private fenceLength = 0;
+  private fenceInfo = '';
+  private fenceLine = 0; // offset of the opening fence line
+  private fenceValues = 0; // values found in the current fence
+  private fenceError = ''; // why the first candidate in the current fence failed
+  private fenceHasText = false; // the current fence holds non-blank text
+  private inlineTicks = 0; // length of the backtick run that opened the current inline span
+  private lineStart = 0; // offset of the current line's first character
+  private readonly fenceLineMatch = new FenceLine();
+  private matchingFenceLine = false;
+  private tickRun = 0; // backticks counted so far in a run that may continue in the next chunk
+  private tickRunStart = 0;
 
   // Candidate.
-  readonly #candidate: Candidate = { start: 0, source: 'embedded', fence: undefined };
-  #open = false; // a candidate is being scanned
-  #rescanFloor = 0;
-  #failedAt = 0; // absolute offset where the last scan failed
+  private readonly candidate: Candidate = { start: 0, source: 'embedded', fence: undefined };
+  private open = false; // a candidate is being scanned
+  private rescanFloor = 0;
+  private failedAt = 0; // absolute offset where the last scan failed
 
   // Recovery of the open candidate (invariant 5).
-  #recovering = false; // rescanning it with trailing commas held back
-  readonly #dropped: number[] = []; // absolute offsets of the commas dropped, ascending
-  #heldComma = -1; // offset of a comma not yet fed, until the next character decides
-  #lastChar = 0; // last non-space character fed while recovering
+  private recovering = false; // rescanning it with trailing commas held back
+  private readonly dropped: number[] = []; // absolute offsets of the commas dropped, ascending
+  private heldComma = -1; // offset of a comma not yet fed, until the next character decides
+  private lastChar = 0; // last non-space character fed while recovering
 
   // Document detection.
-  #firstText = -1; // offset of the first non-whitespace character, -1 before it
-  #scalar: JsonScanner | undefined; // viable scalar document from firstText (the delivery holds meanwhile)
-  #scalarEnd = -1;
+  private firstText = -1; // offset of the first non-whitespace character, -1 before it
+  private scalar: JsonScanner | undefined; // viable scalar document from firstText (the delivery holds meanwhile)
+  private scalarEnd = -1;
   /** The scalar document's text once it ended: the whitespace after it is then not kept. */
-  #scalarSource = '';
+  private scalarSource = '';
 
   constructor(options: SalvageOptions, sink: SalvageSink) {
     checkOptionNames('createSalvageScanner', options, SALVAGE_SCANNER_OPTIONS);
     checkChoice('strict', options.strict, [true, false]);
     checkPositiveInteger('maxCandidateLength', options.maxCandidateLength, 'characters');
     checkPositiveInteger('maxDepth', options.maxDepth, 'levels');
-    this.#maxCandidateLength = options.maxCandidateLength ?? DEFAULT_MAX_CANDIDATE_LENGTH;
-    this.#strict = options.strict === true;
+    this.maxCandidateLength = options.maxCandidateLength ?? DEFAULT_MAX_CANDIDATE_LENGTH;
+    this.strict = options.strict === true;
     const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-    this.#delivery = new SalvageDelivery(sink, this.stats, validatorFor(options), maxDepth, this.#strict);
+    this.delivery = new SalvageDelivery(sink, this.stats, validatorFor(options), maxDepth, this.strict);
   }
 
   write(text: string): void {
     if (text.length === 0) return;
-    if (this.#atStart) {
-      this.#atStart = false;
+    if (this.atStart) {
+      this.atStart = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (text.length === 0) return;
     }
-    const base = this.#received;
-    this.#retained += text;
-    this.#received += text.length;
+    const base = this.received;
+    this.retained += text;
+    this.received += text.length;
     this.stats.characters += text.length;
-    this.#trackDocument(text, base);
-    this.#run(text, base, false);
-    this.#compact();
+    this.trackDocument(text, base);
+    this.run(text, base, false);
+    this.compact();
   }
 
   /**
@@ -288,42 +288,42 @@ class Scanner implements SalvageScanner {
    * `SalvageScanner` interface; read by the memory tests.
    */
   get retainedLength(): number {
-    return this.#retained.length;
+    return this.retained.length;
   }
 
   end(): void {
-    if (this.#atStart) this.#atStart = false;
-    this.#run('', this.#received, true);
-    if (this.#context === FENCE) this.#reportEmptyFence();
-    this.#finishDocument();
-    this.#delivery.flushHeld(this.#retained, this.#retainedBase);
+    if (this.atStart) this.atStart = false;
+    this.run('', this.received, true);
+    if (this.context === FENCE) this.reportEmptyFence();
+    this.finishDocument();
+    this.delivery.flushHeld(this.retained, this.retainedBase);
   }
 
   // ---- document detection -------------------------------------------------------------
 
   /** Follows a possible scalar document (`42`, `"text"`, `true`) from the first non-space character. */
-  #trackDocument(text: string, base: number): void {
+  private trackDocument(text: string, base: number): void {
     let from = 0;
-    if (this.#firstText < 0) {
+    if (this.firstText < 0) {
       while (from < text.length && isSpace(text.charCodeAt(from))) from++;
       if (from === text.length) return;
-      this.#firstText = base + from;
-      this.#delivery.textStartsAt(this.#firstText);
+      this.firstText = base + from;
+      this.delivery.textStartsAt(this.firstText);
       const c = text.charCodeAt(from);
       if (c !== 0x7b && c !== 0x5b) {
-        this.#scalar = new JsonScanner();
-        this.#delivery.followScalar();
+        this.scalar = new JsonScanner();
+        this.delivery.followScalar();
       }
-    } else if (this.#delivery.holdingFirst) {
+    } else if (this.delivery.holdingFirst) {
       // Anything but whitespace after the held first value makes it embedded.
-      this.#delivery.checkHold(this.#retained, this.#retainedBase, base, base + text.length);
+      this.delivery.checkHold(this.retained, this.retainedBase, base, base + text.length);
     }
-    const scalar = this.#scalar;
+    const scalar = this.scalar;
     if (scalar === undefined) return;
-    if (this.#scalarEnd >= 0) {
+    if (this.scalarEnd >= 0) {
       for (let i = from; i < text.length; i++) {
         if (!isSpace(text.charCodeAt(i))) {
-          this.#dropScalar();
+          this.dropScalar();
           return;
         }
       }
@@ -333,48 +333,48 @@ class Scanner implements SalvageScanner {
     // How far the scalar reaches: to its end when it ended in this text (the whitespace after
     // it is not part of it), else to the end of the text (chunking does not matter).
     const reach = end >= 0 ? base + end : base + text.length;
-    if (end === SCAN_ERROR || reach - this.#firstText > this.#maxCandidateLength) {
-      this.#dropScalar();
+    if (end === SCAN_ERROR || reach - this.firstText > this.maxCandidateLength) {
+      this.dropScalar();
     } else if (end >= 0) {
-      this.#scalarEnd = base + end;
-      this.#scalarSource = this.#slice(this.#firstText, this.#scalarEnd);
+      this.scalarEnd = base + end;
+      this.scalarSource = this.slice(this.firstText, this.scalarEnd);
       for (let i = end; i < text.length; i++) {
         if (!isSpace(text.charCodeAt(i))) {
-          this.#dropScalar();
+          this.dropScalar();
           return;
         }
       }
     }
   }
 
-  #dropScalar(): void {
-    this.#scalar = undefined;
-    this.#scalarEnd = -1;
-    this.#scalarSource = '';
-    this.#delivery.dropScalar();
+  private dropScalar(): void {
+    this.scalar = undefined;
+    this.scalarEnd = -1;
+    this.scalarSource = '';
+    this.delivery.dropScalar();
   }
 
   /** At the end: a scalar that spans the whole text is the document. */
-  #finishDocument(): void {
-    const scalar = this.#scalar;
+  private finishDocument(): void {
+    const scalar = this.scalar;
     if (scalar === undefined) return;
-    if (this.#scalarEnd < 0 && !scalar.end()) {
-      this.#dropScalar();
+    if (this.scalarEnd < 0 && !scalar.end()) {
+      this.dropScalar();
       return;
     }
     let source: string;
-    if (this.#scalarEnd >= 0) {
-      source = this.#scalarSource;
+    if (this.scalarEnd >= 0) {
+      source = this.scalarSource;
     } else {
-      let to = this.#received;
-      while (to > this.#firstText && isSpace(this.#charAt(to - 1))) to--;
-      source = this.#slice(this.#firstText, to);
+      let to = this.received;
+      while (to > this.firstText && isSpace(this.charAt(to - 1))) to--;
+      source = this.slice(this.firstText, to);
     }
-    const end = this.#firstText + source.length;
-    this.#scalar = undefined;
-    this.#scalarSource = '';
+    const end = this.firstText + source.length;
+    this.scalar = undefined;
+    this.scalarSource = '';
     // What was found inside the document (brackets in a string) is part of it: the delivery drops it.
-    this.#delivery.deliverDocument(JSON.parse(source), this.#firstText, end, source);
+    this.delivery.deliverDocument(JSON.parse(source), this.firstText, end, source);
   }
 
   // ---- the main loop --------------------------------------------------------------------
@@ -384,45 +384,45 @@ class Scanner implements SalvageScanner {
    * When a failed candidate sends the cursor back into retained text, the retained text from
    * there is processed instead.
    */
-  #run(text: string, base: number, final: boolean): void {
+  private run(text: string, base: number, final: boolean): void {
     let segment = text;
     let segmentBase = base;
     for (;;) {
-      const jumped = this.#process(segment, segmentBase, final);
+      const jumped = this.process(segment, segmentBase, final);
       if (!jumped) return;
       // Rescan: process the retained text from the new cursor to what has been received.
-      segmentBase = this.#cursor;
-      segment = this.#slice(segmentBase, this.#received);
+      segmentBase = this.cursor;
+      segment = this.slice(segmentBase, this.received);
     }
   }
 
   /** Returns true when the cursor jumped back (a rescan), false when the segment is done. */
-  #process(text: string, base: number, final: boolean): boolean {
+  private process(text: string, base: number, final: boolean): boolean {
     const length = text.length;
-    while (this.#cursor < base + length || (final && this.#pendingAtEnd())) {
-      if (this.#open) {
-        const jumped = this.#continueCandidate(text, base, final);
+    while (this.cursor < base + length || (final && this.pendingAtEnd())) {
+      if (this.open) {
+        const jumped = this.continueCandidate(text, base, final);
         if (jumped) return true;
         continue;
       }
-      if (this.#matchingFenceLine) {
-        if (!this.#continueFenceLine(text, base, final)) return false;
+      if (this.matchingFenceLine) {
+        if (!this.continueFenceLine(text, base, final)) return false;
         continue;
       }
-      if (this.#tickRun > 0) {
-        if (!this.#continueTickRun(text, base, final)) return false;
+      if (this.tickRun > 0) {
+        if (!this.continueTickRun(text, base, final)) return false;
         continue;
       }
-      if (final && this.#cursor >= base + length) return false;
-      let i = this.#cursor - base;
+      if (final && this.cursor >= base + length) return false;
+      let i = this.cursor - base;
       let c = 0;
-      if (this.#context === FENCE && !this.#fenceHasText) {
+      if (this.context === FENCE && !this.fenceHasText) {
         // Until the fence shows text, note whether it does.
         for (; i < length; i++) {
           c = text.charCodeAt(i);
           if (c < 128 && STOP[c] === 1) break;
           if (!isSpace(c)) {
-            this.#fenceHasText = true;
+            this.fenceHasText = true;
             break;
           }
         }
@@ -433,40 +433,40 @@ class Scanner implements SalvageScanner {
       if (i < length) {
         c = text.charCodeAt(i);
         if (!(c < 128 && STOP[c] === 1)) {
-          i = this.#nextStop(text, base, i);
+          i = this.nextStop(text, base, i);
           c = i < length ? text.charCodeAt(i) : 0;
         }
       }
       if (i === length) {
-        this.#cursor = base + length;
+        this.cursor = base + length;
         return false;
       }
       const at = base + i;
       if (c === 0x0a) {
-        this.#cursor = at + 1;
-        this.#lineStart = at + 1;
-        this.#inlineTicks = 0;
-        this.#delivery.resolveInline(false);
+        this.cursor = at + 1;
+        this.lineStart = at + 1;
+        this.inlineTicks = 0;
+        this.delivery.resolveInline(false);
       } else if (c === 0x7b || c === 0x5b) {
-        if (this.#context === FENCE) {
-          this.#fenceHasText = true;
-          this.#startCandidate(at);
+        if (this.context === FENCE) {
+          this.fenceHasText = true;
+          this.startCandidate(at);
         } else {
-          this.#proseBrackets(text, base, i);
+          this.proseBrackets(text, base, i);
         }
-      } else if (this.#lineIndentOnly(at)) {
+      } else if (this.lineIndentOnly(at)) {
         // A fence line may start here: decide once the line is complete.
-        this.#matchingFenceLine = true;
-        this.#fenceLineMatch.begin(c, at);
-        this.#cursor = at;
+        this.matchingFenceLine = true;
+        this.fenceLineMatch.begin(c, at);
+        this.cursor = at;
       } else if (c === 0x60) {
-        if (this.#context === FENCE) this.#fenceHasText = true;
-        this.#tickRunStart = at;
-        this.#cursor = at;
-        this.#countTicks(text, base, final);
+        if (this.context === FENCE) this.fenceHasText = true;
+        this.tickRunStart = at;
+        this.cursor = at;
+        this.countTicks(text, base, final);
       } else {
-        if (this.#context === FENCE) this.#fenceHasText = true;
-        this.#cursor = at + 1;
+        if (this.context === FENCE) this.fenceHasText = true;
+        this.cursor = at + 1;
       }
     }
     return false;
@@ -475,9 +475,9 @@ class Scanner implements SalvageScanner {
   // What the native searches for each stop character found, in absolute offsets: no
   // occurrence in [stopFrom, stopAt) — or, with stopAt -1, in [stopFrom, stopEnd) — and one at
   // stopAt. The input never changes, so this stays true across chunks and rescans.
-  readonly #stopAt = [-1, -1, -1, -1, -1];
-  readonly #stopFrom = [0, 0, 0, 0, 0];
-  readonly #stopEnd = [0, 0, 0, 0, 0];
+  private readonly stopAt = [-1, -1, -1, -1, -1];
+  private readonly stopFrom = [0, 0, 0, 0, 0];
+  private readonly stopEnd = [0, 0, 0, 0, 0];
 
   /**
    * Index in `text` (whose first character is at absolute offset `base`) of the first stop
@@ -489,7 +489,7 @@ class Scanner implements SalvageScanner {
    * next stop: prose the cursor then skips, and the cursor crosses each character a bounded
    * number of times (invariant 2).
    */
-  #nextStop(text: string, base: number, from: number): number {
+  private nextStop(text: string, base: number, from: number): number {
     const length = text.length;
     if (length - from <= 32) {
       // A token-sized chunk: one pass beats five native searches.
@@ -501,9 +501,9 @@ class Scanner implements SalvageScanner {
     }
     const at = base + from;
     const end = base + length;
-    const stopAt = this.#stopAt;
-    const stopFrom = this.#stopFrom;
-    const stopEnd = this.#stopEnd;
+    const stopAt = this.stopAt;
+    const stopFrom = this.stopFrom;
+    const stopEnd = this.stopEnd;
     let best = end;
     for (let k = 0; k < 5; k++) {
       if ((stopFrom[k] as number) > at) {
@@ -527,158 +527,158 @@ class Scanner implements SalvageScanner {
     return best - base;
   }
 
-  #pendingAtEnd(): boolean {
-    return this.#open || this.#matchingFenceLine || this.#tickRun > 0;
+  private pendingAtEnd(): boolean {
+    return this.open || this.matchingFenceLine || this.tickRun > 0;
   }
 
   /** True when what precedes `at` on its line can be a fence line's indentation (fence.ts). */
-  #lineIndentOnly(at: number): boolean {
-    return isFenceIndent(this.#retained, this.#lineStart - this.#retainedBase, at - this.#retainedBase);
+  private lineIndentOnly(at: number): boolean {
+    return isFenceIndent(this.retained, this.lineStart - this.retainedBase, at - this.retainedBase);
   }
 
   // ---- backtick runs and inline code --------------------------------------------------
 
   /** Counts a backtick run starting at `tickRunStart`; it may continue in the next chunk. */
-  #countTicks(text: string, base: number, final: boolean): void {
-    let i = this.#cursor - base;
+  private countTicks(text: string, base: number, final: boolean): void {
+    let i = this.cursor - base;
     while (i < text.length && text.charCodeAt(i) === 0x60) i++;
-    const count = base + i - this.#tickRunStart;
+    const count = base + i - this.tickRunStart;
     if (i === text.length && !final) {
-      this.#tickRun = count;
-      this.#cursor = base + i;
+      this.tickRun = count;
+      this.cursor = base + i;
       return;
     }
-    this.#tickRun = 0;
-    this.#cursor = this.#tickRunStart + count;
-    this.#backtickRun(count);
+    this.tickRun = 0;
+    this.cursor = this.tickRunStart + count;
+    this.backtickRun(count);
   }
 
-  #continueTickRun(text: string, base: number, final: boolean): boolean {
-    if (this.#cursor >= base + text.length) {
+  private continueTickRun(text: string, base: number, final: boolean): boolean {
+    if (this.cursor >= base + text.length) {
       if (!final) return false;
-      const count = this.#tickRun;
-      this.#tickRun = 0;
-      this.#backtickRun(count);
+      const count = this.tickRun;
+      this.tickRun = 0;
+      this.backtickRun(count);
       return true;
     }
-    this.#countTicks(text, base, final);
+    this.countTicks(text, base, final);
     return true;
   }
 
   /** A run of `count` backticks outside a fence line. */
-  #backtickRun(count: number): void {
-    if (this.#context === FENCE) return;
-    if (this.#inlineTicks === 0) {
-      this.#inlineTicks = count;
-    } else if (this.#inlineTicks === count) {
-      this.#inlineTicks = 0;
+  private backtickRun(count: number): void {
+    if (this.context === FENCE) return;
+    if (this.inlineTicks === 0) {
+      this.inlineTicks = count;
+    } else if (this.inlineTicks === count) {
+      this.inlineTicks = 0;
       this.stats.inlineSpans++;
-      this.#delivery.resolveInline(true);
+      this.delivery.resolveInline(true);
     }
   }
 
   // ---- fence lines ------------------------------------------------------------------------
 
   /** Feeds the fence line being recognised; false when the segment is exhausted. */
-  #continueFenceLine(text: string, base: number, final: boolean): boolean {
-    const match = this.#fenceLineMatch;
-    const i = match.feed(text, this.#cursor - base);
+  private continueFenceLine(text: string, base: number, final: boolean): boolean {
+    const match = this.fenceLineMatch;
+    const i = match.feed(text, this.cursor - base);
     if (i < 0) {
-      this.#notAFenceLine();
+      this.notAFenceLine();
       return true;
     }
     if (i === text.length && !final) {
-      this.#cursor = base + text.length;
+      this.cursor = base + text.length;
       return false;
     }
     // The line is complete (or the input ended).
-    this.#matchingFenceLine = false;
+    this.matchingFenceLine = false;
     if (!match.complete) {
-      this.#notAFenceLine();
+      this.notAFenceLine();
       return true;
     }
     const lineEnd = base + i;
-    if (this.#context === FENCE) {
-      if (match.closes(this.#fenceMarker, this.#fenceLength)) {
-        this.#closeFence();
+    if (this.context === FENCE) {
+      if (match.closes(this.fenceMarker, this.fenceLength)) {
+        this.closeFence();
       } else {
-        this.#fenceHasText = true;
+        this.fenceHasText = true;
       }
     } else {
-      this.#openFence(match.marker, match.count, match.info.toLowerCase(), match.start);
+      this.openFence(match.marker, match.count, match.info.toLowerCase(), match.start);
     }
-    this.#cursor = lineEnd < base + text.length ? lineEnd + 1 : lineEnd;
-    if (lineEnd < base + text.length) this.#lineStart = lineEnd + 1;
+    this.cursor = lineEnd < base + text.length ? lineEnd + 1 : lineEnd;
+    if (lineEnd < base + text.length) this.lineStart = lineEnd + 1;
     return true;
   }
 
   /** The characters from the marker on are ordinary text after all. */
-  #notAFenceLine(): void {
-    this.#matchingFenceLine = false;
-    const start = this.#fenceLineMatch.start;
-    if (this.#fenceLineMatch.marker === 0x60) {
+  private notAFenceLine(): void {
+    this.matchingFenceLine = false;
+    const start = this.fenceLineMatch.start;
+    if (this.fenceLineMatch.marker === 0x60) {
       // A backtick run that is not a fence: inline code (or fence content).
-      this.#tickRunStart = start;
-      this.#cursor = start;
-      this.#tickRun = 0;
-      const count = this.#fenceLineMatch.count;
-      this.#cursor = start + count;
-      if (this.#context === FENCE) this.#fenceHasText = true;
-      this.#backtickRun(count);
+      this.tickRunStart = start;
+      this.cursor = start;
+      this.tickRun = 0;
+      const count = this.fenceLineMatch.count;
+      this.cursor = start + count;
+      if (this.context === FENCE) this.fenceHasText = true;
+      this.backtickRun(count);
     } else {
-      if (this.#context === FENCE) this.#fenceHasText = true;
-      this.#cursor = start + 1;
+      if (this.context === FENCE) this.fenceHasText = true;
+      this.cursor = start + 1;
     }
   }
 
-  #openFence(marker: number, count: number, info: string, start: number): void {
-    this.#context = FENCE;
-    this.#fenceMarker = marker;
-    this.#fenceLength = count;
-    this.#fenceInfo = info;
-    this.#fenceLine = start;
-    this.#fenceValues = 0;
-    this.#fenceError = '';
-    this.#fenceHasText = false;
-    this.#inlineTicks = 0;
+  private openFence(marker: number, count: number, info: string, start: number): void {
+    this.context = FENCE;
+    this.fenceMarker = marker;
+    this.fenceLength = count;
+    this.fenceInfo = info;
+    this.fenceLine = start;
+    this.fenceValues = 0;
+    this.fenceError = '';
+    this.fenceHasText = false;
+    this.inlineTicks = 0;
     this.stats.fences++;
   }
 
-  #closeFence(): void {
-    this.#reportEmptyFence();
-    this.#context = PROSE;
+  private closeFence(): void {
+    this.reportEmptyFence();
+    this.context = PROSE;
   }
 
   /** A JSON-tagged fence with text but no value is worth a diagnostic. */
-  #reportEmptyFence(): void {
-    if (this.#fenceValues > 0 || !this.#fenceHasText || !JSON_INFO.has(this.#fenceInfo)) return;
-    const why = this.#fenceError === '' ? 'no object or array in it' : this.#fenceError;
-    const marker = String.fromCharCode(this.#fenceMarker).repeat(this.#fenceLength);
-    this.#delivery.report(
+  private reportEmptyFence(): void {
+    if (this.fenceValues > 0 || !this.fenceHasText || !JSON_INFO.has(this.fenceInfo)) return;
+    const why = this.fenceError === '' ? 'no object or array in it' : this.fenceError;
+    const marker = String.fromCharCode(this.fenceMarker).repeat(this.fenceLength);
+    this.delivery.report(
       DiagnosticReason.syntax,
-      this.#fenceLine,
-      `fenced ${this.#fenceInfo === '' ? 'code' : this.#fenceInfo} block holds no valid JSON: ${why}`,
-      `${marker}${this.#fenceInfo}`,
+      this.fenceLine,
+      `fenced ${this.fenceInfo === '' ? 'code' : this.fenceInfo} block holds no valid JSON: ${why}`,
+      `${marker}${this.fenceInfo}`,
     );
   }
 
   // ---- candidates ---------------------------------------------------------------------
 
-  #startCandidate(at: number): void {
-    if (this.#delivery.holdingFirst) this.#delivery.checkHold(this.#retained, this.#retainedBase, at, at + 1);
-    const source: SalvageSource = this.#context === FENCE ? 'fence' : this.#inlineTicks > 0 ? 'inline' : 'embedded';
-    const candidate = this.#candidate;
+  private startCandidate(at: number): void {
+    if (this.delivery.holdingFirst) this.delivery.checkHold(this.retained, this.retainedBase, at, at + 1);
+    const source: SalvageSource = this.context === FENCE ? 'fence' : this.inlineTicks > 0 ? 'inline' : 'embedded';
+    const candidate = this.candidate;
     candidate.start = at;
     candidate.source = source;
-    candidate.fence = this.#context === FENCE ? this.#fenceInfo : undefined;
-    this.#open = true;
+    candidate.fence = this.context === FENCE ? this.fenceInfo : undefined;
+    this.open = true;
     this.stats.candidates++;
-    this.#json.reset();
-    this.#cursor = at;
-    if (this.#recovering) {
-      this.#recovering = false;
-      this.#dropped.length = 0;
-      this.#heldComma = -1;
+    this.json.reset();
+    this.cursor = at;
+    if (this.recovering) {
+      this.recovering = false;
+      this.dropped.length = 0;
+      this.heldComma = -1;
     }
   }
 
@@ -689,26 +689,26 @@ class Scanner implements SalvageScanner {
    * candidate at the first bracket it cannot settle; otherwise leaves the cursor at the next
    * other stop character, or at the end of `text`.
    */
-  #proseBrackets(text: string, base: number, i: number): void {
+  private proseBrackets(text: string, base: number, i: number): void {
     const length = text.length;
     for (;;) {
       const dead = quickFailure(text, i);
-      if (dead < 0 || dead - i >= this.#maxCandidateLength) {
-        this.#startCandidate(base + i);
+      if (dead < 0 || dead - i >= this.maxCandidateLength) {
+        this.startCandidate(base + i);
         return;
       }
-      this.#abandonAtOnce(base + i, base + dead);
+      this.abandonAtOnce(base + i, base + dead);
       let j = dead;
       const c = text.charCodeAt(j);
-      if (!(c < 128 && STOP[c] === 1)) j = this.#nextStop(text, base, j);
+      if (!(c < 128 && STOP[c] === 1)) j = this.nextStop(text, base, j);
       if (j === length) {
-        this.#cursor = base + length;
+        this.cursor = base + length;
         return;
       }
       const d = text.charCodeAt(j);
       if (d !== 0x7b && d !== 0x5b) {
         // Only characters that are not stop characters lie between: nothing to do for them.
-        this.#cursor = base + j;
+        this.cursor = base + j;
         return;
       }
       i = j;
@@ -721,66 +721,66 @@ class Scanner implements SalvageScanner {
    * leave (`startCandidate`, then `failCandidate` with nothing to deliver or rescan), without
    * touching the scanner.
    */
-  #abandonAtOnce(start: number, at: number): void {
-    if (this.#delivery.holdingFirst) this.#delivery.checkHold(this.#retained, this.#retainedBase, start, start + 1);
+  private abandonAtOnce(start: number, at: number): void {
+    if (this.delivery.holdingFirst) this.delivery.checkHold(this.retained, this.retainedBase, start, start + 1);
     this.stats.candidates++;
     this.stats.abandoned++;
-    if (this.#recovering) {
-      this.#recovering = false;
-      this.#dropped.length = 0;
-      this.#heldComma = -1;
+    if (this.recovering) {
+      this.recovering = false;
+      this.dropped.length = 0;
+      this.heldComma = -1;
     }
-    if (this.#rescanFloor < at) this.#rescanFloor = at;
+    if (this.rescanFloor < at) this.rescanFloor = at;
     // No line break in [start, at) (quickFailure stops at one): the line start stays.
-    this.#cursor = at;
+    this.cursor = at;
   }
 
   /** Feeds the open candidate; returns true when the cursor jumped back for a rescan. */
-  #continueCandidate(text: string, base: number, final: boolean): boolean {
-    const candidate = this.#candidate;
-    const json = this.#json;
-    const from = this.#cursor - base;
+  private continueCandidate(text: string, base: number, final: boolean): boolean {
+    const candidate = this.candidate;
+    const json = this.json;
+    const from = this.cursor - base;
     // A candidate is too long once it reaches its first character past the limit, wherever
     // the chunks end: the decision depends on the text only.
-    const limit = candidate.start + this.#maxCandidateLength;
+    const limit = candidate.start + this.maxCandidateLength;
     if (from < text.length) {
-      const end = this.#recovering ? this.#scanRecovering(text, base, from) : this.#scanPlain(text, base, from);
+      const end = this.recovering ? this.scanRecovering(text, base, from) : this.scanPlain(text, base, from);
       if (end >= 0) {
-        if (end > limit) return this.#candidateTooLong(candidate);
-        this.#completeCandidate(candidate, end);
+        if (end > limit) return this.candidateTooLong(candidate);
+        this.completeCandidate(candidate, end);
         return false;
       }
       if (end === SCAN_ERROR) {
-        if (this.#failedAt >= limit) return this.#candidateTooLong(candidate);
-        if (this.#trailingCommaAt(this.#failedAt)) return this.#startRecovery(candidate);
-        return this.#failCandidate(candidate, this.#failedAt);
+        if (this.failedAt >= limit) return this.candidateTooLong(candidate);
+        if (this.trailingCommaAt(this.failedAt)) return this.startRecovery(candidate);
+        return this.failCandidate(candidate, this.failedAt);
       }
-      this.#cursor = base + text.length;
-      if (this.#cursor > limit) return this.#candidateTooLong(candidate);
+      this.cursor = base + text.length;
+      if (this.cursor > limit) return this.candidateTooLong(candidate);
       return false;
     }
     if (!final) return false;
     // The input ended inside the candidate. Nothing inside it is reported: the rest of the
     // answer might have made it one valid value (truncation yields a prefix).
     json.end();
-    this.#open = false;
+    this.open = false;
     this.stats.abandoned++;
-    this.#delivery.report(
+    this.delivery.report(
       DiagnosticReason.truncated,
       candidate.start,
       `input ended inside a ${candidate.source === 'fence' ? 'fenced' : candidate.source} value: ${json.errorMessage}`,
-      this.#slice(candidate.start, Math.min(this.#received, candidate.start + 200)),
+      this.slice(candidate.start, Math.min(this.received, candidate.start + 200)),
     );
-    if (candidate.source === 'fence') this.#fenceValues++;
+    if (candidate.source === 'fence') this.fenceValues++;
     return false;
   }
 
   /** Scans `text[from..]` as plain JSON: the absolute end of the value, SCAN_MORE, or SCAN_ERROR (`failedAt`). */
-  #scanPlain(text: string, base: number, from: number): number {
-    const json = this.#json;
+  private scanPlain(text: string, base: number, from: number): number {
+    const json = this.json;
     const end = json.scan(text, from, base);
     if (end >= 0) return base + end;
-    if (end === SCAN_ERROR) this.#failedAt = base + json.errorIndex;
+    if (end === SCAN_ERROR) this.failedAt = base + json.errorIndex;
     return end;
   }
 
@@ -788,23 +788,23 @@ class Scanner implements SalvageScanner {
    * True when a plain scan failed at a closing bracket whose previous non-space character is a
    * comma: the scanner accepted that comma, so it followed a value, and it is trailing.
    */
-  #trailingCommaAt(at: number): boolean {
-    if (this.#strict || this.#recovering) return false;
-    const c = this.#charAt(at);
+  private trailingCommaAt(at: number): boolean {
+    if (this.strict || this.recovering) return false;
+    const c = this.charAt(at);
     if (c !== 0x7d && c !== 0x5d) return false;
     let p = at - 1;
-    while (p > this.#candidate.start && isSpace(this.#charAt(p))) p--;
-    return this.#charAt(p) === 0x2c;
+    while (p > this.candidate.start && isSpace(this.charAt(p))) p--;
+    return this.charAt(p) === 0x2c;
   }
 
   /** Scans the open candidate again from its start, recovering trailing commas (invariant 5). */
-  #startRecovery(candidate: Candidate): boolean {
-    this.#recovering = true;
-    this.#dropped.length = 0;
-    this.#heldComma = -1;
-    this.#lastChar = 0;
-    this.#json.reset();
-    this.#cursor = candidate.start;
+  private startRecovery(candidate: Candidate): boolean {
+    this.recovering = true;
+    this.dropped.length = 0;
+    this.heldComma = -1;
+    this.lastChar = 0;
+    this.json.reset();
+    this.cursor = candidate.start;
     return true;
   }
 
@@ -815,26 +815,26 @@ class Scanner implements SalvageScanner {
    * scanner in slices, each with its absolute offset as `base`, so that every position it
    * tracks stays absolute.
    */
-  #scanRecovering(text: string, base: number, from: number): number {
-    const json = this.#json;
+  private scanRecovering(text: string, base: number, from: number): number {
+    const json = this.json;
     const length = text.length;
     let i = from; // next character to feed
     let search = from; // where to look for the next comma
     while (i < length) {
-      if (this.#heldComma >= 0) {
+      if (this.heldComma >= 0) {
         while (i < length && isSpace(text.charCodeAt(i))) i++;
         if (i === length) break;
-        const comma = this.#heldComma;
-        this.#heldComma = -1;
+        const comma = this.heldComma;
+        this.heldComma = -1;
         const c = text.charCodeAt(i);
         if (c === 0x7d || c === 0x5d) {
-          this.#dropped.push(comma);
+          this.dropped.push(comma);
         } else {
           if (json.scan(',', 0, comma) === SCAN_ERROR) {
-            this.#failedAt = comma;
+            this.failedAt = comma;
             return SCAN_ERROR;
           }
-          this.#lastChar = 0x2c;
+          this.lastChar = 0x2c;
         }
         search = i;
       }
@@ -844,24 +844,24 @@ class Scanner implements SalvageScanner {
       const end = json.scan(piece, 0, base + i);
       if (end >= 0) return base + i + end;
       if (end === SCAN_ERROR) {
-        this.#failedAt = base + i + json.errorIndex;
+        this.failedAt = base + i + json.errorIndex;
         return SCAN_ERROR;
       }
       for (let p = piece.length - 1; p >= 0; p--) {
         const c = piece.charCodeAt(p);
         if (!isSpace(c)) {
-          this.#lastChar = c;
+          this.lastChar = c;
           break;
         }
       }
       if (k === length) return SCAN_MORE;
-      if (json.inString || !endsValue(this.#lastChar)) {
+      if (json.inString || !endsValue(this.lastChar)) {
         // String text, or a comma that cannot be trailing: the scanner reads it as written.
         i = k;
         search = k + 1;
         continue;
       }
-      this.#heldComma = base + k;
+      this.heldComma = base + k;
       i = k + 1;
       search = i;
     }
@@ -869,42 +869,48 @@ class Scanner implements SalvageScanner {
   }
 
   /** Abandons a candidate that outgrew maxCandidateLength; scanning resumes just past the limit. */
-  #candidateTooLong(candidate: Candidate): boolean {
-    this.#open = false;
+  private candidateTooLong(candidate: Candidate): boolean {
+    this.open = false;
     this.stats.abandoned++;
-    const resume = candidate.start + this.#maxCandidateLength + 1;
-    this.#delivery.report(
+    const resume = candidate.start + this.maxCandidateLength + 1;
+    this.delivery.report(
       DiagnosticReason.tooLong,
       candidate.start,
-      `candidate longer than maxCandidateLength (${this.#maxCandidateLength} characters) abandoned`,
-      this.#slice(candidate.start, candidate.start + Math.min(200, this.#maxCandidateLength + 1)),
+      `candidate longer than maxCandidateLength (${this.maxCandidateLength} characters) abandoned`,
+      this.slice(candidate.start, candidate.start + Math.min(200, this.maxCandidateLength + 1)),
     );
-    if (candidate.source === 'fence') this.#fenceValues++;
-    this.#rescanFloor = Math.max(this.#rescanFloor, resume);
-    this.#updateLineStart(candidate.start, resume);
-    this.#cursor = resume;
+    if (candidate.source === 'fence') this.fenceValues++;
+    this.rescanFloor = Math.max(this.rescanFloor, resume);
+    this.updateLineStart(candidate.start, resume);
+    this.cursor = resume;
     return true;
   }
 
-  #completeCandidate(candidate: Candidate, end: number): void {
-    this.#open = false;
-    this.#cursor = end;
-    this.#updateLineStart(candidate.start, end);
-    this.#deliverRange(candidate.start, end, candidate.source, candidate.fence, false);
-    if (this.#delivery.holdingFirst) this.#delivery.checkHold(this.#retained, this.#retainedBase, end, this.#received);
+  private completeCandidate(candidate: Candidate, end: number): void {
+    this.open = false;
+    this.cursor = end;
+    this.updateLineStart(candidate.start, end);
+    this.deliverRange(candidate.start, end, candidate.source, candidate.fence, false);
+    if (this.delivery.holdingFirst) this.delivery.checkHold(this.retained, this.retainedBase, end, this.received);
   }
 
   /**
    * Delivers the value whose text is `[start, end)` of the open (or just closed) candidate,
    * without the commas that recovery dropped in it; `nested` when the candidate failed around it.
    */
-  #deliverRange(start: number, end: number, source: SalvageSource, fence: string | undefined, nested: boolean): void {
+  private deliverRange(
+    start: number,
+    end: number,
+    source: SalvageSource,
+    fence: string | undefined,
+    nested: boolean,
+  ): void {
     // Counted whatever becomes of the value (too deep, rejected): the fence held one.
-    if (source === 'fence') this.#fenceValues++;
-    const text = this.#slice(start, end);
-    const dropped = this.#dropped;
-    if (!this.#recovering || dropped.length === 0 || (dropped[dropped.length - 1] as number) < start) {
-      this.#delivery.deliver(parseValidated(text), source, start, end, fence, text, nested);
+    if (source === 'fence') this.fenceValues++;
+    const text = this.slice(start, end);
+    const dropped = this.dropped;
+    if (!this.recovering || dropped.length === 0 || (dropped[dropped.length - 1] as number) < start) {
+      this.delivery.deliver(parseValidated(text), source, start, end, fence, text, nested);
       return;
     }
     // Binary search for the first dropped comma at or after `start`.
@@ -925,12 +931,12 @@ class Scanner implements SalvageScanner {
       count++;
     }
     if (count === 0) {
-      this.#delivery.deliver(parseValidated(text), source, start, end, fence, text, nested);
+      this.delivery.deliver(parseValidated(text), source, start, end, fence, text, nested);
       return;
     }
     clean += text.slice(from - start);
     const first = dropped[low] as number;
-    this.#delivery.deliver(JSON.parse(clean), source, start, end, fence, text, nested, {
+    this.delivery.deliver(JSON.parse(clean), source, start, end, fence, text, nested, {
       reason: DiagnosticReason.recovered,
       offset: first,
       excerpt: excerptAround(text, first - start),
@@ -939,24 +945,24 @@ class Scanner implements SalvageScanner {
   }
 
   /** The candidate failed at `at`: deliver its complete nested values, then rescan or go on. */
-  #failCandidate(candidate: Candidate, at: number): boolean {
-    this.#open = false;
+  private failCandidate(candidate: Candidate, at: number): boolean {
+    this.open = false;
     this.stats.abandoned++;
-    if (candidate.source === 'fence' && this.#fenceError === '') {
-      this.#fenceError = `${this.#json.errorMessage} at offset ${at}`;
+    if (candidate.source === 'fence' && this.fenceError === '') {
+      this.fenceError = `${this.json.errorMessage} at offset ${at}`;
     }
-    return this.#afterFailure(candidate, at);
+    return this.afterFailure(candidate, at);
   }
 
-  #afterFailure(candidate: Candidate, at: number): boolean {
-    const json = this.#json;
+  private afterFailure(candidate: Candidate, at: number): boolean {
+    const json = this.json;
     // The first bracket inside one of the candidate's strings that is not inside a complete
     // nested value and not before the rescan floor: a candidate may have started there.
     const children = json.children;
     let rescanAt = -1;
     let c = 0;
     for (const b of json.stringBrackets) {
-      if (b < this.#rescanFloor) continue;
+      if (b < this.rescanFloor) continue;
       while (c < children.length && (children[c + 1] as number) <= b) c += 2;
       if (c < children.length && (children[c] as number) < b) continue;
       rescanAt = b;
@@ -967,29 +973,29 @@ class Scanner implements SalvageScanner {
       const start = children[k] as number;
       const end = children[k + 1] as number;
       if (end > limit) break;
-      this.#deliverRange(start, end, candidate.source, candidate.fence, true);
+      this.deliverRange(start, end, candidate.source, candidate.fence, true);
     }
-    this.#rescanFloor = Math.max(this.#rescanFloor, at);
+    this.rescanFloor = Math.max(this.rescanFloor, at);
     if (rescanAt >= 0) {
-      this.#updateLineStart(candidate.start, rescanAt);
-      this.#cursor = rescanAt;
+      this.updateLineStart(candidate.start, rescanAt);
+      this.cursor = rescanAt;
       return true;
     }
-    this.#updateLineStart(candidate.start, at);
-    this.#cursor = at;
+    this.updateLineStart(candidate.start, at);
+    this.cursor = at;
     return false;
   }
 
   /** The last line start within `[from, to)` becomes the current one. */
-  #updateLineStart(from: number, to: number): void {
+  private updateLineStart(from: number, to: number): void {
     // Backward search bounded by the range, whose characters were just scanned anyway.
-    const retained = this.#retained;
-    const low = Math.max(0, from - this.#retainedBase);
-    for (let i = to - 1 - this.#retainedBase; i >= low; i--) {
+    const retained = this.retained;
+    const low = Math.max(0, from - this.retainedBase);
+    for (let i = to - 1 - this.retainedBase; i >= low; i--) {
       if (retained.charCodeAt(i) === 0x0a) {
-        this.#lineStart = i + 1 + this.#retainedBase;
-        this.#inlineTicks = 0;
-        this.#delivery.resolveInline(false);
+        this.lineStart = i + 1 + this.retainedBase;
+        this.inlineTicks = 0;
+        this.delivery.resolveInline(false);
         return;
       }
     }
@@ -997,33 +1003,33 @@ class Scanner implements SalvageScanner {
 
   // ---- retained text ----------------------------------------------------------------------
 
-  #slice(from: number, to: number): string {
-    return this.#retained.slice(Math.max(0, from - this.#retainedBase), Math.max(0, to - this.#retainedBase));
+  private slice(from: number, to: number): string {
+    return this.retained.slice(Math.max(0, from - this.retainedBase), Math.max(0, to - this.retainedBase));
   }
 
-  #charAt(at: number): number {
-    return this.#retained.charCodeAt(at - this.#retainedBase);
+  private charAt(at: number): number {
+    return this.retained.charCodeAt(at - this.retainedBase);
   }
 
   /** Drops retained text nothing can need any more. */
-  #compact(): void {
-    let keep = this.#cursor;
-    if (this.#open) keep = Math.min(keep, this.#candidate.start);
-    if (this.#matchingFenceLine) keep = Math.min(keep, this.#fenceLineMatch.start);
-    if (this.#tickRun > 0) keep = Math.min(keep, this.#tickRunStart);
-    if (this.#cursor - this.#lineStart <= MAX_FENCE_INDENT) keep = Math.min(keep, this.#lineStart);
+  private compact(): void {
+    let keep = this.cursor;
+    if (this.open) keep = Math.min(keep, this.candidate.start);
+    if (this.matchingFenceLine) keep = Math.min(keep, this.fenceLineMatch.start);
+    if (this.tickRun > 0) keep = Math.min(keep, this.tickRunStart);
+    if (this.cursor - this.lineStart <= MAX_FENCE_INDENT) keep = Math.min(keep, this.lineStart);
     // A scalar document in flight is read from its text; once it ended, its text is kept apart.
-    if (this.#scalar !== undefined && this.#scalarEnd < 0) keep = Math.min(keep, Math.max(0, this.#firstText));
-    if (this.#delivery.holdingFirst) {
+    if (this.scalar !== undefined && this.scalarEnd < 0) keep = Math.min(keep, Math.max(0, this.firstText));
+    if (this.delivery.holdingFirst) {
       // The held value is queued with its own text; after it only whitespace (and one comma,
       // whose excerpt checkHold kept) came, as checkHold saw: what is kept is the last 80
       // characters, which a comma's excerpt may show, not all of that whitespace.
-      keep = Math.min(keep, Math.max(this.#delivery.heldStart, this.#received - 80));
+      keep = Math.min(keep, Math.max(this.delivery.heldStart, this.received - 80));
     }
     // Dropping costs a copy of what is kept: do it once there is something worth dropping.
-    if (keep - this.#retainedBase > 4096 || (keep === this.#received && keep > this.#retainedBase)) {
-      this.#retained = this.#retained.slice(keep - this.#retainedBase);
-      this.#retainedBase = keep;
+    if (keep - this.retainedBase > 4096 || (keep === this.received && keep > this.retainedBase)) {
+      this.retained = this.retained.slice(keep - this.retainedBase);
+      this.retainedBase = keep;
     }
   }
 }
