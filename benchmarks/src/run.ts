@@ -12,6 +12,7 @@ import { delivery } from './scenarios/delivery.js';
 import { elements } from './scenarios/elements.js';
 import { failFast } from './scenarios/fail-fast.js';
 import { jsonlMatrix } from './scenarios/jsonl-matrix.js';
+import { liveClient } from './scenarios/live-client.js';
 import { longLine } from './scenarios/long-line.js';
 import { noisyAnswers } from './scenarios/noisy-answers.js';
 import { partial } from './scenarios/partial.js';
@@ -35,6 +36,7 @@ const scenarios: readonly Scenario[] = [
   providers,
   concurrentStreams,
   cliBig,
+  liveClient,
 ];
 
 // `pnpm bench -- --quick` forwards the `--` itself.

@@ -20,6 +20,7 @@ import { delivery } from '../../benchmarks/src/scenarios/delivery.js';
 import { elements } from '../../benchmarks/src/scenarios/elements.js';
 import { failFast } from '../../benchmarks/src/scenarios/fail-fast.js';
 import { jsonlMatrix } from '../../benchmarks/src/scenarios/jsonl-matrix.js';
+import { liveClient } from '../../benchmarks/src/scenarios/live-client.js';
 import { longLine } from '../../benchmarks/src/scenarios/long-line.js';
 import { noisyAnswers, noisyBatch } from '../../benchmarks/src/scenarios/noisy-answers.js';
 import { partial } from '../../benchmarks/src/scenarios/partial.js';
@@ -38,6 +39,7 @@ const scenarios: Scenario[] = [
   prefixCheck,
   schemaVendors,
   failFast,
+  liveClient,
 ];
 
 describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name, scenario) => {

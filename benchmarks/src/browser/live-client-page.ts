@@ -1,0 +1,85 @@
+/**
+ * The page script of the `live-client` scenario's CPU part (bundled by esbuild, run in
+ * Chromium): it holds the inputs the scenario loads (per case: the change lists decoded in Node,
+ * the raw tokens) and times the three client paths of live-client-work.ts on them with
+ * `performance.now()`, so only the client's own work is on the clock — not the transfer, not
+ * the decoding the server did.
+ *
+ * It installs `globalThis.liveClientCpu`; the scenario calls it through `page.evaluate`.
+ * A sample collects garbage first (Chromium started with `--js-flags=--expose-gc`) and runs
+ * the path `iterations` times; the median and the fastest run go back to Node.
+ */
+
+import type { Change } from '@llmjson/core';
+import {
+  applyChangeLists,
+  applyChangeListsPerFrame,
+  decodeInClient,
+  lastRead,
+  reparseEachToken,
+  TOKENS_PER_FRAME,
+} from './live-client-work.js';
+
+/** The three paths the page times. */
+export type ClientPath = 'store' | 'store-frame' | 'reparse' | 'decode';
+
+interface Input {
+  readonly lists: readonly (readonly Change[])[];
+  readonly tokens: readonly string[];
+}
+
+const inputs = new Map<string, Input>();
+
+function input(id: string): Input {
+  const found = inputs.get(id);
+  if (found === undefined) throw new Error(`no input ${id} loaded in the page: call load first`);
+  return found;
+}
+
+async function runPath(path: ClientPath, id: string): Promise<unknown> {
+  const { lists, tokens } = input(id);
+  if (path === 'store') return applyChangeLists(lists);
+  if (path === 'store-frame') return applyChangeListsPerFrame(lists, TOKENS_PER_FRAME);
+  if (path === 'reparse') return reparseEachToken(tokens);
+  return decodeInClient(tokens);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+const api = {
+  /** Keeps one case's inputs (a JSON text: parsing it here is faster than Playwright's argument transfer). */
+  load(id: string, json: string): number {
+    const parsed = JSON.parse(json) as Input;
+    inputs.set(id, parsed);
+    return parsed.tokens.length;
+  },
+  /** One run: the final value (checked in Node against JSON.parse of the document) and its time in ms. */
+  async verify(path: ClientPath, id: string): Promise<{ value: unknown; ms: number }> {
+    const started = performance.now();
+    const value = await runPath(path, id);
+    return { value, ms: performance.now() - started };
+  },
+  /** `iterations` timed runs after a collection; the median and the fastest, in ms. */
+  async sample(path: ClientPath, id: string, iterations: number): Promise<{ p50: number; min: number }> {
+    (globalThis as { gc?: () => void }).gc?.();
+    const times: number[] = [];
+    for (let i = 0; i < iterations; i++) {
+      const started = performance.now();
+      await runPath(path, id);
+      times.push(performance.now() - started);
+    }
+    // Read once so the values read are observable from outside the loop.
+    if (lastRead() === Symbol.for('never')) times.push(0);
+    return { p50: median(times), min: Math.min(...times) };
+  },
+};
+
+export type LiveClientCpu = typeof api;
+
+(globalThis as { liveClientCpu?: LiveClientCpu }).liveClientCpu = api;

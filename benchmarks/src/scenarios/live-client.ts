@@ -1,0 +1,361 @@
+/**
+ * Live UIs, the browser's side: what does the client pay per model token, in Chromium?
+ *
+ * A seeded `{"title": …, "items": [ … ]}` answer of 10 KB and 100 KB (1 KB and 10 KB with
+ * --quick) arrives in 4-character tokens. Three client paths run in one page, timed with
+ * `performance.now()` inside `page.evaluate` (live-client-work.ts, bundled by esbuild):
+ * llmjson's wire (each token's change list — decoded in Node before the clock starts, as the
+ * server would — applied to `createPartialStore()` and the snapshot read), the AI SDK's way
+ * (the text so far re-parsed with `parsePartialJson` from `ai` after every token), and the
+ * client decoding the raw model text itself (`createPartialStream({ emit: 'changes' })` of
+ * `@llmjson/web` into a store: the no-server path). Each path must reach `JSON.parse` of the
+ * document in the page (and in Node, in the tests) before anything is timed.
+ *
+ * Targets: at 100 KB the AI SDK's way takes ≥ 50× llmjson's time, and llmjson's time grows
+ * with exponent ≤ 1.1 from 10 KB to 100 KB (1.0: the same cost per token however long the
+ * answer already is).
+ *
+ * Without Chromium on the machine the scenario reports that and measures nothing (CI has it;
+ * a user's machine may not).
+ */
+
+import { isDeepStrictEqual } from 'node:util';
+import { type Change, createPartialBuilder } from '@llmjson/core';
+import type { Browser, Page } from 'playwright-core';
+import { bundlePage, findChromium, launchChromium, MISSING_CHROMIUM, openPage } from '../browser/chromium.js';
+import type { ClientPath, LiveClientCpu } from '../browser/live-client-page.js';
+import {
+  applyChangeLists,
+  applyChangeListsPerFrame,
+  decodeInClient,
+  reparseEachToken,
+  TOKENS_PER_FRAME,
+} from '../browser/live-client-work.js';
+import { type Entrant, Layer } from '../entrants.js';
+import { exponentOf, fastestOf, median, ratio, type SizeResult, type Timing, VerificationError } from '../harness.js';
+import { charChunks, random } from '../inputs.js';
+import { formatExponent, formatSize, formatSpread, sideBySide, timesPerSize } from '../report.js';
+import type { Case, RunContext, Scenario, Table, TargetResult } from '../scenario.js';
+
+const FULL_SIZES = [10_000, 100_000];
+const QUICK_SIZES = [1_000, 10_000];
+const CHUNK = 4;
+/** At 100 KB the AI SDK's way must take at least this many times llmjson's time… */
+const REPARSE_TARGET = 50;
+/** …and llmjson's time must grow at most with this exponent from 10 KB to 100 KB. */
+const EXPONENT_TARGET = 1.1;
+/** Runs of each path on the smallest case before anything is timed (JIT warm-up). */
+const WARM_UP_RUNS = 5;
+/** A path whose verifying run takes longer is verified once, not twice. */
+const SLOW_RUN_MS = 5_000;
+
+const STORE = "llmjson createPartialStore().apply(changes) + getSnapshot() per token (the wire's change lists)";
+const STORE_FRAME = `llmjson createPartialStore().apply(changes) + getSnapshot(), the lists of ${TOKENS_PER_FRAME} tokens as one (a 16 ms frame at 2 000 tokens/s)`;
+const REPARSE = 'AI SDK: accumulated += token; await parsePartialJson(accumulated) (ai)';
+const DECODE = "llmjson createPartialStream({ emit: 'changes' }) in the page + store (raw model text, no server)";
+
+const PATHS: readonly { readonly path: ClientPath; readonly name: string; readonly ours: boolean }[] = [
+  { path: 'store', name: STORE, ours: true },
+  { path: 'store-frame', name: STORE_FRAME, ours: false },
+  { path: 'reparse', name: REPARSE, ours: false },
+  { path: 'decode', name: DECODE, ours: false },
+];
+
+const WORDS = [
+  'light',
+  'water',
+  'carbon',
+  'leaf',
+  'cell',
+  'réaction',
+  'Zellkern',
+  'ミトコンドリア',
+  '叶绿体',
+  '🌱',
+  'a',
+  'the',
+];
+
+/**
+ * A compact `{"title", "items": [ … ]}` of about `bytes` UTF-8 bytes, items of about 90 bytes
+ * (an id, a name, a short text, a score, a flag; mixed-width UTF-8): about 110 items at 10 KB,
+ * 1 100 at 100 KB.
+ */
+export function answerDocument(bytes: number, seed: number): string {
+  const next = random(seed);
+  const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+  const title = words(5);
+  const items: unknown[] = [];
+  let length = Buffer.byteLength(JSON.stringify({ title, items }));
+  for (;;) {
+    const item = {
+      id: items.length,
+      name: words(2),
+      text: words(1 + Math.floor(next() * 5)),
+      score: Math.round(next() * 1e3) / 1e3,
+      done: next() < 0.5,
+    };
+    const itemLength = Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (items.length > 0 && length + itemLength > bytes) break;
+    items.push(item);
+    length += itemLength;
+  }
+  return JSON.stringify({ title, items });
+}
+
+/**
+ * What the server would send for each token: the change list the partial builder (no snapshots,
+ * changes tracked) produces for that write, copied at once (an `add` may carry a container the
+ * builder fills later). A token that changes nothing gets an empty list; `end` adds its own.
+ */
+export function changeListsPerToken(tokens: readonly string[]): Change[][] {
+  const lists: Change[][] = [];
+  let current: Change[] = [];
+  const builder = createPartialBuilder(
+    { snapshots: false },
+    {
+      update(_value, changes) {
+        current.push(...(JSON.parse(JSON.stringify(changes)) as Change[]));
+      },
+      diagnostic(d) {
+        throw new Error(`the seeded answer must decode without diagnostics: ${d.message}`);
+      },
+    },
+  );
+  for (const token of tokens) {
+    builder.write(token);
+    lists.push(current);
+    current = [];
+  }
+  builder.end();
+  if (current.length > 0) lists.push(current);
+  return lists;
+}
+
+interface ClientInput {
+  readonly label: string;
+  readonly size: number;
+  readonly document: unknown;
+  readonly tokens: string[];
+  readonly lists: Change[][];
+}
+
+function inputs(quick: boolean): ClientInput[] {
+  return (quick ? QUICK_SIZES : FULL_SIZES).map((bytes, i) => {
+    const text = answerDocument(bytes, 210 + i);
+    const tokens = charChunks(text, CHUNK).strings as string[];
+    return {
+      label: formatSize(bytes),
+      size: Buffer.byteLength(text),
+      document: JSON.parse(text),
+      tokens,
+      lists: changeListsPerToken(tokens),
+    };
+  });
+}
+
+/** The same three paths in Node, for the tests: the page runs these very functions. */
+function nodeEntrant(path: ClientPath, name: string, ours: boolean, input: ClientInput): Entrant {
+  return {
+    name,
+    layer: Layer.engine,
+    ours,
+    async run() {
+      if (path === 'store') return [applyChangeLists(input.lists)];
+      if (path === 'store-frame') return [applyChangeListsPerFrame(input.lists, TOKENS_PER_FRAME)];
+      if (path === 'reparse') return [await reparseEachToken(input.tokens)];
+      return [await decodeInClient(input.tokens)];
+    },
+  };
+}
+
+function cases(quick: boolean): Case[] {
+  return inputs(quick).map((input) => ({
+    label: input.label,
+    size: input.size,
+    contestants: PATHS.map(({ path, name, ours }) => ({
+      entrant: nodeEntrant(path, name, ours, input),
+      expected: [input.document],
+    })),
+  }));
+}
+
+/**
+ * The page's API from Node. Each function given to `page.evaluate` is sent as source text, so
+ * it names the page's global itself and closes over nothing.
+ */
+function cpuApi(page: Page) {
+  type Global = { liveClientCpu: LiveClientCpu };
+  return {
+    load: (id: string, json: string) =>
+      page.evaluate(([i, j]) => (globalThis as unknown as Global).liveClientCpu.load(i, j), [id, json] as const),
+    verify: (path: ClientPath, id: string) =>
+      page.evaluate(([p, i]) => (globalThis as unknown as Global).liveClientCpu.verify(p, i), [path, id] as const),
+    sample: (path: ClientPath, id: string, iterations: number) =>
+      page.evaluate(([p, i, n]) => (globalThis as unknown as Global).liveClientCpu.sample(p, i, n), [
+        path,
+        id,
+        iterations,
+      ] as const),
+  };
+}
+
+/** Verifies every path on every case in the page, then times them over rounds (order rotating). */
+async function measureCpu(page: Page, all: readonly ClientInput[], context: RunContext): Promise<SizeResult[]> {
+  const api = cpuApi(page);
+  for (const input of all) await api.load(input.label, JSON.stringify({ lists: input.lists, tokens: input.tokens }));
+  const first = all[0] as ClientInput;
+  for (const { path } of PATHS) {
+    for (let i = 0; i < WARM_UP_RUNS; i++) await api.verify(path, first.label);
+  }
+  const results: SizeResult[] = [];
+  for (const input of all) {
+    context.log(`live-client: CPU per token in Chromium, ${input.label}`);
+    const estimates: number[] = [];
+    for (const { path, name } of PATHS) {
+      let ms = 0;
+      // The second run is the estimate (the first paid for compiling); a path that takes seconds
+      // (the re-parse at 100 KB) is estimated well enough by its first.
+      for (let run = 0; run < 2 && ms < SLOW_RUN_MS; run++) {
+        const verified = await api.verify(path, input.label);
+        if (!isDeepStrictEqual(verified.value, input.document)) {
+          throw new VerificationError(
+            `${name} (${input.label}, in Chromium): its final value is not JSON.parse of the document`,
+          );
+        }
+        ms = verified.ms;
+      }
+      estimates.push(ms);
+    }
+    const rounds = PATHS.map((): number[] => []);
+    const fastest = PATHS.map((): number[] => []);
+    for (let round = 0; round < context.measure.rounds; round++) {
+      for (let k = 0; k < PATHS.length; k++) {
+        const i = (k + round) % PATHS.length;
+        const iterations = Math.max(
+          1,
+          Math.min(1_000, Math.round(context.measure.sampleMs / Math.max(estimates[i] as number, 0.01))),
+        );
+        const { p50, min } = await api.sample(PATHS[i]?.path as ClientPath, input.label, iterations);
+        rounds[i]?.push(p50);
+        fastest[i]?.push(min);
+      }
+    }
+    const timings: Timing[] = PATHS.map(({ name, ours }, i) => ({
+      name,
+      layer: Layer.engine,
+      ours,
+      roundsMs: rounds[i] as number[],
+      roundsMinMs: fastest[i] as number[],
+      medianMs: median(rounds[i] as number[]),
+    }));
+    results.push({ label: input.label, size: input.size, timings, skipped: [] });
+  }
+  return results;
+}
+
+/** `7.12 µs`, `41.0 µs`, `2 980 µs`: three significant digits, no exponent notation. */
+function microseconds(us: number): string {
+  if (us >= 1000) return `${(Math.round(us / 10) * 10).toLocaleString('en-US').replace(/,/g, ' ')} µs`;
+  return `${us.toPrecision(3)} µs`;
+}
+
+function perTokenTable(results: readonly SizeResult[], all: readonly ClientInput[]): Table {
+  return {
+    caption:
+      'Client CPU per model token in Chromium, microseconds (median over rounds): the whole answer’s time ÷ its number of 4-character tokens.',
+    header: [
+      'entrant',
+      ...results.map((r) => `${r.label}: µs per token`),
+      `growth exponent ${results[0]?.label} → ${results.at(-1)?.label}`,
+    ],
+    rows: PATHS.map(({ name }) => {
+      const cells = results.map((r, i) => {
+        const t = r.timings.find((x) => x.name === name);
+        const tokens = all[i]?.tokens.length ?? 1;
+        return t === undefined ? '—' : microseconds((t.medianMs * 1000) / tokens);
+      });
+      const a = results[0]?.timings.find((x) => x.name === name);
+      const b = results.at(-1)?.timings.find((x) => x.name === name);
+      const exponent =
+        a === undefined || b === undefined || results.length < 2
+          ? '—'
+          : formatExponent(exponentOf(a, results[0]?.size ?? 1, b, results.at(-1)?.size ?? 1));
+      return [name, ...cells, exponent];
+    }),
+  };
+}
+
+function cpuTargets(results: readonly SizeResult[]): TargetResult[] {
+  const first = results[0];
+  const last = results.at(-1);
+  if (first === undefined || last === undefined || first === last) return [];
+  const find = (r: SizeResult, name: string) => r.timings.find((t) => t.name === name) as Timing;
+  const r = ratio(find(last, REPARSE), find(last, STORE));
+  const e = exponentOf(find(first, STORE), first.size, find(last, STORE), last.size);
+  const ef = exponentOf(fastestOf(find(first, STORE)), first.size, fastestOf(find(last, STORE)), last.size);
+  return [
+    {
+      target: `live client: the wire's change lists applied to the store take ≥ ${REPARSE_TARGET}× less CPU per token than the AI SDK's re-parse at 100 KB (Chromium)`,
+      basis: `${STORE}, ${last.label}, 4-char tokens`,
+      measured: `speed relative to the AI SDK's parsePartialJson per token: ${formatSpread(r)}; fastest runs: ${formatSpread(
+        ratio(fastestOf(find(last, REPARSE)), fastestOf(find(last, STORE))),
+      )}`,
+      met: r.median >= REPARSE_TARGET,
+    },
+    {
+      target: `live client: the store's time grows with exponent ≤ ${EXPONENT_TARGET} from 10 KB to 100 KB (Chromium)`,
+      basis: `${STORE}, ${first.label} → ${last.label}`,
+      measured: `exponent ${formatExponent(e)}; fastest runs: ${formatExponent(ef)}`,
+      met: e.median <= EXPONENT_TARGET,
+    },
+  ];
+}
+
+export const liveClient: Scenario = {
+  name: 'live-client',
+  title: 'Live UIs in the browser: client CPU per token',
+  about:
+    'A seeded compact `{"title": …, "items": [ … ]}` answer (items of about 90 bytes, mixed-width UTF-8) of 10 KB and 100 KB (1 KB and 10 KB with --quick) in 4-character tokens, ' +
+    "the client's work timed in headless Chromium (Debian's chromium, driven by playwright-core) with performance.now() inside page.evaluate. " +
+    "llmjson's wire: each token's change list, decoded in Node before the clock starts (the builder, as the server runs it), shipped to the page and applied with createPartialStore().apply, the snapshot read after each (what every binding does). " +
+    "The AI SDK's way: the text so far grows by the token and is parsed whole again with parsePartialJson from ai (awaited, as useObject does). " +
+    "The no-server path: the raw model text decoded in the page by @llmjson/web's createPartialStream({ emit: 'changes' }) into a store. " +
+    'The three paths are one module (browser/live-client-work.ts), bundled by esbuild into the page; each must reach JSON.parse of the document in the page before it is timed. ' +
+    'The growth exponent is of the whole answer’s time: 1.0 is the same cost per token however long the answer already is, 2.0 a cost per token growing with the answer.',
+  cases,
+  async run(context) {
+    const base = { scenario: this.name, title: this.title, about: this.about };
+    if (findChromium() === undefined) {
+      context.log(`live-client: not run: ${MISSING_CHROMIUM}`);
+      return { ...base, tables: [], notes: [`Not run: ${MISSING_CHROMIUM}.`], data: {} };
+    }
+    const all = inputs(context.quick);
+    let browser: Browser | undefined;
+    try {
+      browser = await launchChromium();
+      const { page, errors } = await openPage(browser, await bundlePage('live-client-page'));
+      const results = await measureCpu(page, all, context);
+      if (errors.length > 0) throw new Error(`the page threw: ${errors.join('; ')}`);
+      const version = browser.version();
+      const tables = [
+        perTokenTable(results, all),
+        timesPerSize('Time of the whole answer, token by token (median over rounds).', results),
+        sideBySide(
+          'Time ÷ llmjson’s store at each size (above 1× the store is faster).',
+          results.map((r) => ({ label: r.label, timings: r.timings })),
+        ),
+      ];
+      const notes = [
+        `Chromium ${version}, headless; the page bundled by esbuild (production React where React is used).`,
+        `Tokens: ${all.map((x) => `${x.label} ${x.tokens.length} tokens, ${x.lists.length} change lists`).join('; ')}.`,
+        'Every path returns its final value, which must equal JSON.parse of the document (checked in the page before timing, twice unless one run takes over 5 s; the tests run the same module in Node).',
+        `Before timing, every path ran ${WARM_UP_RUNS} times on the ${all[0]?.label} answer (JIT warm-up); a sample collects garbage first.`,
+        'Figures from one process run; quote ratios between paths of the same run, not absolute times (the machine may be shared).',
+      ];
+      return { ...base, tables, notes, targets: cpuTargets(results), data: { results, chromium: version } };
+    } finally {
+      await browser?.close();
+    }
+  },
+};
