@@ -66,10 +66,12 @@ export {
   type Usage,
   withCoercion,
 } from '@llmjson/core';
-/** The wire format, JSON Patch and the store are platform-neutral: the same functions as @llmjson/web's. */
+/** The wire format, JSON Patch, the store and the live controllers are platform-neutral: the same functions as @llmjson/web's. */
 export {
   type ChangeItem,
   type ChangeSource,
+  createLiveJson,
+  createLiveJsonl,
   createPartialStore,
   type EventStream,
   type EventStreamInput,
@@ -77,6 +79,16 @@ export {
   fromEventStream,
   fromJsonPatch,
   type JsonPatchOperation,
+  type LiveBody,
+  type LiveController,
+  type LiveJson,
+  type LiveJsonl,
+  type LiveJsonlOptions,
+  type LiveJsonlState,
+  type LiveJsonOptions,
+  type LiveJsonState,
+  type LiveSource,
+  type LiveStatus,
   type PartialStore,
   type PartialStoreOptions,
   type PartialStoreState,

@@ -76,6 +76,20 @@ export {
 export { fromJsonPatch, type JsonPatchOperation, toJsonPatch, toJsonPointer } from './json-patch.js';
 export { createJsonlStream, type JsonlStream, type JsonlStreamOptions } from './jsonl-stream.js';
 export {
+  createLiveJson,
+  createLiveJsonl,
+  type LiveBody,
+  type LiveController,
+  type LiveJson,
+  type LiveJsonl,
+  type LiveJsonlOptions,
+  type LiveJsonlState,
+  type LiveJsonOptions,
+  type LiveJsonState,
+  type LiveSource,
+  type LiveStatus,
+} from './live-source.js';
+export {
   createPartialStore,
   type PartialStore,
   type PartialStoreState,
