@@ -91,5 +91,7 @@ export default defineConfig({
   resolve: { alias: WORKSPACE_SOURCES },
   // React 19's automatic JSX runtime (`react/jsx-runtime`), compiled by Vite itself: no plugin needed.
   oxc: { jsx: { runtime: 'automatic' } },
+  // Pre-bundled at start, so that a first visit never reloads the page mid-answer to add them.
+  optimizeDeps: { include: ['react', 'react/jsx-runtime', 'react/jsx-dev-runtime', 'react-dom/client'] },
   plugins: [liveAnswer()],
 });

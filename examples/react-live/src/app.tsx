@@ -20,7 +20,7 @@
 import { useJsonStream } from '@llmjson/react';
 import type { DeepPartial } from '@llmjson/web';
 import { memo, useRef, useState } from 'react';
-import { type Answer, ITEM_COUNT, type Reading } from './answer.js';
+import { ITEM_COUNT, type Reading, type schema } from './answer.js';
 
 const params = new URLSearchParams(window.location.search);
 const RUN = params.get('run') ?? `page-${Date.now().toString(36)}`;
@@ -75,11 +75,12 @@ export function App() {
   const [attempt, setAttempt] = useState(0);
   const run = attempt === 0 ? RUN : `${RUN}.${attempt}`;
   const url = `/api/answer?run=${encodeURIComponent(run)}${DELAY === null ? '' : `&delay=${encodeURIComponent(DELAY)}`}`;
-  // A new function every render is fine: the request restarts only when `key` changes. No
-  // `schema`: the server decoded and checked the answer; the wire's values are typed here.
-  const stream = useJsonStream((signal) => fetch(url, { signal }), { key: url });
-  const { status, complete, diagnostics, end, error, abort } = stream;
-  const value = stream.value as DeepPartial<Answer> | undefined;
+  // A new function every render is fine: the request restarts only when `key` changes. The
+  // schema types the value; it is not passed, as the server already checked the answer with it.
+  const { value, status, complete, diagnostics, end, error, abort } = useJsonStream<typeof schema>(
+    (signal) => fetch(url, { signal }),
+    { key: url },
+  );
   const items = value?.items ?? [];
   const verdict =
     status === 'done' ? (end?.valid ? ' · valid' : ' · not valid') : status === 'error' ? ` · ${String(error)}` : '';
