@@ -176,6 +176,28 @@ describe('useJsonStream: restarts', () => {
     expect(live().value.value).toEqual({ n: 2 });
   });
 
+  test('a getter that builds the request from a ref restarts when the ref changes (a new function)', async () => {
+    const asked: string[] = [];
+    const topic = ref('atp');
+    const { Answer } = answerView(
+      () => {
+        const current = topic.value;
+        return (_signal: AbortSignal) => {
+          asked.push(current);
+          return new Response(JSON.stringify({ topic: current }));
+        };
+      },
+      { throttle: 0 },
+    );
+    const wrapper = mount(Answer);
+    await settle();
+    expect(wrapper.text()).toBe('done:{"topic":"atp"}');
+    topic.value = 'nadph';
+    await settle();
+    expect(asked).toEqual(['atp', 'nadph']);
+    expect(wrapper.text()).toBe('done:{"topic":"nadph"}');
+  });
+
   test('a null source is idle and starts nothing; a source set later starts', async () => {
     const request = vi.fn((_signal: AbortSignal) => new Response('{"ok":true}'));
     const source = ref<LiveSource | null>(null);
