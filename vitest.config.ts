@@ -15,6 +15,7 @@ const SOURCES: Record<string, string> = {
   '@llmjson/web/ajv': source('web/src/ajv.ts'),
   '@llmjson/web': source('web/src/index.ts'),
   '@llmjson/node': source('node/src/index.ts'),
+  '@llmjson/react': source('react/src/index.ts'),
   '@llmjson/vue': source('vue/src/index.ts'),
   '@llmjson/contracts': source('contracts/src/index.ts'),
   '@llmjson/cli': source('cli/src/index.ts'),
