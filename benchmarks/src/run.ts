@@ -13,6 +13,7 @@ import { elements } from './scenarios/elements.js';
 import { failFast } from './scenarios/fail-fast.js';
 import { jsonlMatrix } from './scenarios/jsonl-matrix.js';
 import { liveClient } from './scenarios/live-client.js';
+import { liveWire } from './scenarios/live-wire.js';
 import { longLine } from './scenarios/long-line.js';
 import { noisyAnswers } from './scenarios/noisy-answers.js';
 import { partial } from './scenarios/partial.js';
@@ -37,6 +38,7 @@ const scenarios: readonly Scenario[] = [
   concurrentStreams,
   cliBig,
   liveClient,
+  liveWire,
 ];
 
 // `pnpm bench -- --quick` forwards the `--` itself.

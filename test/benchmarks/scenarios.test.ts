@@ -21,6 +21,7 @@ import { elements } from '../../benchmarks/src/scenarios/elements.js';
 import { failFast } from '../../benchmarks/src/scenarios/fail-fast.js';
 import { jsonlMatrix } from '../../benchmarks/src/scenarios/jsonl-matrix.js';
 import { liveClient } from '../../benchmarks/src/scenarios/live-client.js';
+import { liveWire } from '../../benchmarks/src/scenarios/live-wire.js';
 import { longLine } from '../../benchmarks/src/scenarios/long-line.js';
 import { noisyAnswers, noisyBatch } from '../../benchmarks/src/scenarios/noisy-answers.js';
 import { partial } from '../../benchmarks/src/scenarios/partial.js';
@@ -40,6 +41,7 @@ const scenarios: Scenario[] = [
   schemaVendors,
   failFast,
   liveClient,
+  liveWire,
 ];
 
 describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name, scenario) => {

@@ -2,14 +2,16 @@
  * Properties of the live wire (packages/web/src: to-event-stream.ts, from-event-stream.ts,
  * json-patch.ts, partial-store.ts), over the change lists the partial builder makes for
  * generated JSON documents (prototype-named keys included) chunked anywhere:
- * - `fromEventStream(toEventStream(x))` yields `x`, SSE and NDJSON, whatever the chunking of
- *   the bytes (UTF-8 sequences and `\r\n` split included), with no diagnostic of its own;
+ * - `fromEventStream(toEventStream(x, { throttle: 0 }))` yields `x`, SSE and NDJSON, whatever
+ *   the chunking of the bytes (UTF-8 sequences and `\r\n` split included), with no diagnostic
+ *   of its own; with a throttle, whatever the source's pace, each event leaves the state that a
+ *   prefix of `x` leaves (in order), and the last leaves `x`'s;
  * - `fromJsonPatch(toJsonPatch(c, s), s)` applied to `s` equals `applyChanges(s, c)`, and the
  *   patches applied by an RFC 6902 reference (add and replace, written here from the RFC) give
  *   the same state;
  * - a hostile event stream (fuzzed bytes, well-framed events with random ops, paths and
- *   values, prototype-named keys among them, or a real document's changes with such changes
- *   spliced in) never throws and never pollutes a prototype, and
+ *   values in both the whole-path and the compact form, prototype-named keys among them, or a
+ *   real document's changes with such changes spliced in) never throws and never pollutes a prototype, and
  *   what it yields applies with `applyChanges` and a store without a refusal;
  * - a store's snapshots never change once handed out, and a subtree keeps its identity from
  *   the apply that completed it on (unless a repeated key of the document replaces it: the last
@@ -80,18 +82,75 @@ describe('the wire round trip', () => {
       ),
     ],
     { numRuns },
-  )('fromEventStream(toEventStream(x)) yields x, whatever the chunking of the bytes', async ([lists, format, cuts]) => {
-    const bytes = concat(await readAll(toEventStream(iterate(lists), { format })));
-    const events = await collect(
-      splitAt(
-        bytes,
-        cuts.map((c) => c % (bytes.length + 1)),
-      ),
-    );
-    expect(events.filter((e) => e.type === 'diagnostic')).toEqual([]);
-    expect(events.flatMap((e) => (e.type === 'changes' ? [e.changes] : []))).toEqual(lists.filter((l) => l.length > 0));
-    expect(events.at(-1)).toMatchObject({ type: 'end', stats: { updates: lists.filter((l) => l.length > 0).length } });
-  });
+  )(
+    'fromEventStream(toEventStream(x, { throttle: 0 })) yields x, whatever the chunking of the bytes',
+    async ([lists, format, cuts]) => {
+      const bytes = concat(await readAll(toEventStream(iterate(lists), { format, throttle: 0 })));
+      const events = await collect(
+        splitAt(
+          bytes,
+          cuts.map((c) => c % (bytes.length + 1)),
+        ),
+      );
+      expect(events.filter((e) => e.type === 'diagnostic')).toEqual([]);
+      expect(events.flatMap((e) => (e.type === 'changes' ? [e.changes] : []))).toEqual(
+        lists.filter((l) => l.length > 0),
+      );
+      expect(events.at(-1)).toMatchObject({
+        type: 'end',
+        stats: { updates: lists.filter((l) => l.length > 0).length },
+      });
+    },
+  );
+});
+
+/** The source yields `lists` with a pause before some (a timer of `pauses[i]` ms; 0: none). */
+async function* paced<T>(items: readonly T[], pauses: readonly number[]): AsyncGenerator<T> {
+  for (let i = 0; i < items.length; i++) {
+    const pause = pauses[i % Math.max(1, pauses.length)] ?? 0;
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+    yield items[i] as T;
+  }
+}
+
+describe('the wire round trip, throttled', () => {
+  fcTest.prop(
+    [
+      changeLists,
+      fc.constantFrom(1, 3, 50),
+      fc.array(fc.constantFrom(0, 0, 0, 1, 4), { maxLength: 8 }),
+      fc.array(fc.nat(), { maxLength: 16 }),
+    ],
+    { numRuns: Math.min(numRuns, 40) },
+  )(
+    'each event leaves the state a prefix of the change lists leaves, the last one all of them',
+    async (lists, throttle, pauses, cuts) => {
+      const bytes = concat(await readAll(toEventStream(paced(lists, pauses), { throttle })));
+      const events = await collect(
+        splitAt(
+          bytes,
+          cuts.map((c) => c % (bytes.length + 1)),
+        ),
+      );
+      expect(events.filter((e) => e.type === 'diagnostic')).toEqual([]);
+      const prefixes = [JSON.stringify(undefined)];
+      let expected: unknown;
+      for (const list of lists) {
+        expected = applyChanges(expected, list);
+        prefixes.push(JSON.stringify(expected));
+      }
+      let state: unknown;
+      let from = 0;
+      for (const event of events) {
+        if (event.type !== 'changes') continue;
+        state = applyChanges(state, event.changes);
+        const at = prefixes.indexOf(JSON.stringify(state), from);
+        expect(at).toBeGreaterThanOrEqual(from);
+        from = at;
+      }
+      expect(state).toEqual(expected);
+    },
+  );
 });
 
 /** RFC 6902 `add` and `replace`, from the RFC's text, on a copy: the reference for toJsonPatch. */
@@ -151,6 +210,23 @@ const hostileChange = fc.record({
     fc.constantFrom({}, [], '', 'x', { __proto__: null, polluted: 1 }, JSON.parse('{"__proto__":{"polluted":1}}')),
   ),
 });
+/** A change in the compact form (wire-changes.ts), or what looks like one: levels out of range, bad segments. */
+const levels = fc.oneof(fc.integer({ min: -1, max: 4 }), fc.constantFrom(0.5, 1e300, '0', null));
+const hostileMember = fc.oneof(
+  hostileChange,
+  fc.string({ maxLength: 3 }),
+  levels,
+  fc.tuple(
+    levels,
+    segment,
+    hostileChange.map((c) => c.value),
+  ),
+  fc.tuple(
+    levels,
+    hostileChange.map((c) => c.value),
+  ),
+  fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 4 }),
+);
 /** Well-framed events with random payloads: change lists, diagnostics, ends, starts and junk. */
 const hostileEvents = fc
   .tuple(
@@ -158,7 +234,7 @@ const hostileEvents = fc
     fc.boolean(),
     fc.array(
       fc.oneof(
-        { weight: 5, arbitrary: fc.array(hostileChange, { maxLength: 6 }) },
+        { weight: 5, arbitrary: fc.array(hostileMember, { maxLength: 6 }) },
         fc.record({
           type: fc.constantFrom('diagnostic', 'end', 'start', '__proto__'),
           diagnostic: fc.anything(),
@@ -170,7 +246,7 @@ const hostileEvents = fc
     ),
   )
   .map(([format, start, payloads]) => {
-    const all = start ? [{ type: 'start', v: 1 }, ...payloads] : payloads;
+    const all = start ? [{ type: 'start', v: 2 }, ...payloads] : payloads;
     const lines = all.map((p) => JSON.stringify(p) ?? 'undefined');
     return new TextEncoder().encode(
       format === 'ndjson' ? lines.join('\n') : lines.map((l) => `data: ${l}\n\n`).join(''),
@@ -179,7 +255,7 @@ const hostileEvents = fc
 
 /** A real document's change lists with hostile changes spliced in: attacks on a state that exists. */
 const splicedEvents = fc
-  .tuple(changeLists, fc.array(fc.tuple(fc.nat(), fc.nat(), hostileChange), { maxLength: 8 }))
+  .tuple(changeLists, fc.array(fc.tuple(fc.nat(), fc.nat(), hostileMember), { maxLength: 8 }))
   .map(([lists, splices]) => {
     const payloads: unknown[][] = lists.map((l) => [...l]);
     for (const [list, at, change] of splices) {

@@ -45,7 +45,9 @@ async function serve(onModelCancelled: () => void = () => {}): Promise<string> {
       },
     });
     const partial = createPartialStream({ emit: 'changes', schema });
-    const events = toEventStream(partial, { format: 'sse' });
+    // One event per chunk: the pieces come one per tick, faster than the default throttle, and
+    // these tests look at the stream event by event.
+    const events = toEventStream(partial, { format: 'sse', throttle: 0 });
     res.writeHead(200, events.headers);
     // A client that goes away: the response closes, pipeline cancels the wire, the wire returns
     // the partial stream's iterator (destroying it), and this pipeline destroys the model stream.

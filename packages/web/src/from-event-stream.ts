@@ -26,6 +26,7 @@
 import { ConfigurationError, ConfigurationErrorCode, type Diagnostic, DiagnosticReason } from '@llmjson/core';
 import { checkChoice, checkOptionNames, describeValue, excerptAround, quoteInput } from '@llmjson/core/internal';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
+import { ChangeExpander, ExpandRefusal } from './wire-changes.js';
 import {
   checkedDiagnostic,
   checkedEnd,
@@ -37,6 +38,7 @@ import {
   type FromEventStreamOptions,
   ShapeTracker,
   WIRE_FORMAT_VERSION,
+  WIRE_FORMAT_VERSIONS_READ,
   type WireEvent,
   type WireFormat,
 } from './wire-format.js';
@@ -61,6 +63,9 @@ interface Limits {
 export class WireDecoder {
   private format: WireFormat | undefined;
   private readonly shapes: ShapeTracker;
+  private readonly expander: ChangeExpander;
+  /** The changes one member stands for (reused). */
+  private readonly expanded: unknown[] = [];
   private readonly parser: EventSourceParser;
   // Line framing.
   private line = '';
@@ -90,6 +95,7 @@ export class WireDecoder {
   ) {
     this.format = limits.format;
     this.shapes = new ShapeTracker(limits.maxValueLength, limits.maxDepth);
+    this.expander = new ChangeExpander(limits.maxDepth);
     this.parser = createParser({ onEvent: (message) => this.payload(message.data) });
   }
 
@@ -240,11 +246,11 @@ export class WireDecoder {
     if (!this.started) {
       this.started = true;
       if (record?.type === 'start') {
-        if (record.v !== WIRE_FORMAT_VERSION) {
+        if (!WIRE_FORMAT_VERSIONS_READ.includes(record.v as number)) {
           this.unknownVersion = true;
           this.report(
             DiagnosticReason.unrecognized,
-            `wire format version ${quoteInput(JSON.stringify(record.v) ?? 'missing')} is not one this reader knows (${WIRE_FORMAT_VERSION}): the rest of the stream is ignored`,
+            `wire format version ${quoteInput(JSON.stringify(record.v) ?? 'missing')} is not one this reader knows (${WIRE_FORMAT_VERSIONS_READ.join(', ')}): the rest of the stream is ignored`,
           );
         }
         return;
@@ -260,6 +266,7 @@ export class WireDecoder {
       return;
     }
     if (Array.isArray(value)) {
+      this.expander.event(text.length);
       this.changes(value);
       return;
     }
@@ -291,15 +298,23 @@ export class WireDecoder {
   private changes(list: readonly unknown[]): void {
     const accepted = [];
     let refused = 0;
-    for (const change of list) {
-      const result = this.shapes.accept(change);
-      if ('op' in result) {
-        accepted.push(result);
-        continue;
-      }
-      refused++;
-      if (refused <= REPORTED_PER_EVENT) {
-        this.report(result.reason, `a change refused: ${result.message}`, excerptOf(change));
+    const expanded = this.expanded;
+    for (const member of list) {
+      expanded.length = 0;
+      this.expander.expand(member, expanded);
+      for (const change of expanded) {
+        const result =
+          change instanceof ExpandRefusal
+            ? { reason: DiagnosticReason.unrecognized, message: change.refused }
+            : this.shapes.accept(change);
+        if ('op' in result) {
+          accepted.push(result);
+          continue;
+        }
+        refused++;
+        if (refused <= REPORTED_PER_EVENT) {
+          this.report(result.reason, `a change refused: ${result.message}`, excerptOf(member));
+        }
       }
     }
     if (refused > REPORTED_PER_EVENT) {

@@ -2,10 +2,12 @@
  * `toEventStream`: a partial stream's change lists as the llmjson wire format (wire-format.ts),
  * bytes ready for `new Response(...)` or a Node `ServerResponse`.
  *
- * Contract: the first event is `{"type":"start","v":1}`; then one event per change list, in
- * order, with the diagnostics reported so far (by `events.diagnostic(d)`, or a Node stream's
- * `diagnostic` events) sent before the change list that follows them; then one end event with
- * `complete`, `valid` and the stats. While the source is silent, a keep-alive (an SSE comment,
+ * Contract: the first event is `{"type":"start","v":2}`; then the change lists, in order, in the
+ * compact form (wire-changes.ts): at most one event per `throttle` ms, an event holding every
+ * change list that arrived since the last one (0: one event per change list). The diagnostics
+ * reported so far (by `events.diagnostic(d)`, or a Node stream's `diagnostic` events) go out
+ * before the change event that follows them. Then one end event with `complete`, `valid` and the
+ * stats. While the source is silent, a keep-alive (an SSE comment,
  * an empty NDJSON line) every `keepAliveInterval` ms keeps idle-closing proxies from cutting a
  * model that thinks before it answers. Pull-based: a source item is read only when the consumer
  * wants bytes, so a slow client slows the model stream instead of buffering it. Cancelling the
@@ -20,7 +22,9 @@ import type { Change, Diagnostic, DiagnosticReason, PartialStats } from '@llmjso
 import { ConfigurationError, ConfigurationErrorCode } from '@llmjson/core';
 import { checkChoice, checkOptionNames, describeValue } from '@llmjson/core/internal';
 import type { PartialUpdate } from './partial-stream.js';
+import { ChangeEncoder } from './wire-changes.js';
 import {
+  DEFAULT_EVENT_THROTTLE,
   DEFAULT_KEEP_ALIVE_INTERVAL,
   TO_EVENT_STREAM_OPTIONS,
   type ToEventStreamOptions,
@@ -60,6 +64,9 @@ export interface EventStream extends ReadableStream<Uint8Array> {
   diagnostic(diagnostic: Diagnostic): void;
 }
 
+/** A read of the source: what it gave, or what it threw. */
+type Outcome = { readonly result: IteratorResult<unknown> } | { readonly error: unknown };
+
 interface Emitter {
   on(event: 'diagnostic', listener: (d: Diagnostic) => void): unknown;
   off(event: 'diagnostic', listener: (d: Diagnostic) => void): unknown;
@@ -77,7 +84,15 @@ export function toEventStream(source: ChangeSource, options: ToEventStreamOption
       `keepAliveInterval must be a whole number of milliseconds from 0 (0: no keep-alive), got ${describeValue(options.keepAliveInterval)}`,
     );
   }
+  const throttle = options.throttle ?? DEFAULT_EVENT_THROTTLE;
+  if (!(Number.isSafeInteger(throttle) && throttle >= 0)) {
+    throw new ConfigurationError(
+      ConfigurationErrorCode.optionInvalid,
+      `throttle must be a whole number of milliseconds from 0 (0: one event per change list), got ${describeValue(options.throttle)}`,
+    );
+  }
   const encoder = new TextEncoder();
+  const changeEncoder = new ChangeEncoder(throttle > 0);
   const info = source as { readonly complete?: unknown; readonly stats?: unknown };
   const readable = 'readable' in source && isReadable(source.readable) ? source.readable : source;
   let next: () => Promise<IteratorResult<unknown>>;
@@ -103,8 +118,7 @@ export function toEventStream(source: ChangeSource, options: ToEventStreamOption
   let rootComplete = false;
   const counted = { updates: 0, changes: 0, diagnostics: {} as Partial<Record<DiagnosticReason, number>> };
 
-  const frame = (type: string | undefined, payload: unknown): Uint8Array => {
-    const json = JSON.stringify(payload);
+  const frame = (type: string | undefined, payload: unknown, json = JSON.stringify(payload)): Uint8Array => {
     const text = format === 'ndjson' ? `${json}\n` : `${type === undefined ? '' : `event: ${type}\n`}data: ${json}\n\n`;
     return encoder.encode(text);
   };
@@ -132,6 +146,24 @@ export function toEventStream(source: ChangeSource, options: ToEventStreamOption
   };
 
   const keepAliveBytes = encoder.encode(format === 'sse' ? ':\n\n' : '\n');
+  // The source read in flight: kept across pulls when the throttle interval ends before it.
+  let reading: Promise<Outcome> | undefined;
+  const read = (): Promise<Outcome> => {
+    reading ??= next().then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    return reading;
+  };
+  let lastSent = Number.NEGATIVE_INFINITY;
+  // The diagnostics so far, then the change lists gathered since the last event, as one event.
+  const sendChanges = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    flushDiagnostics(controller);
+    const payload = changeEncoder.take();
+    if (payload === undefined) return;
+    controller.enqueue(frame(undefined, undefined, payload));
+    lastSent = performance.now();
+  };
   const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -140,7 +172,6 @@ export function toEventStream(source: ChangeSource, options: ToEventStreamOption
           controller.enqueue(frame('start', { type: 'start', v: WIRE_FORMAT_VERSION }));
           return;
         }
-        let result: IteratorResult<unknown>;
         // While the source is silent, a keep-alive now and then: enqueued outside pull, which the
         // stream allows; the client reads it at once, being the one waiting.
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -150,36 +181,60 @@ export function toEventStream(source: ChangeSource, options: ToEventStreamOption
           timer = setTimeout(beat, keepAlive);
         };
         if (keepAlive > 0) timer = setTimeout(beat, keepAlive);
+        let outcome: Outcome;
         try {
-          result = await next();
-        } catch (error) {
-          if (!finished) finish(controller, error);
-          return;
+          outcome = await read();
         } finally {
           clearTimeout(timer);
         }
-        if (finished) return;
-        if (result.done === true) {
-          finish(controller);
-          return;
+        // Then every change list that comes before the throttle interval since the last event
+        // is over; a read still pending then is kept for the next pull.
+        for (;;) {
+          if (finished) return;
+          reading = undefined;
+          if ('error' in outcome) {
+            sendChanges(controller);
+            finish(controller, outcome.error);
+            return;
+          }
+          if (outcome.result.done === true) {
+            sendChanges(controller);
+            finish(controller);
+            return;
+          }
+          const changes = changesOf(outcome.result.value);
+          if (changes === undefined) {
+            finished = true;
+            if (listening) (emitter as Emitter).off('diagnostic', report);
+            const error = new TypeError(
+              `toEventStream reads change lists: create the partial stream with emit: 'changes' or 'both' (got ${describe(outcome.result.value)})`,
+            );
+            controller.error(error);
+            void stop(error).catch(() => {});
+            return;
+          }
+          if (changes.length > 0) {
+            counted.updates++;
+            counted.changes += changes.length;
+            for (const change of changes) {
+              if (change.op === 'complete' && change.path.length === 0) rootComplete = true;
+              changeEncoder.push(wireChange(change));
+            }
+          }
+          const wait = lastSent + throttle - performance.now();
+          if (wait <= 0) break;
+          let wake: ReturnType<typeof setTimeout> | undefined;
+          const raced = await Promise.race([
+            read(),
+            new Promise<undefined>((resolve) => {
+              wake = setTimeout(resolve, wait);
+            }),
+          ]);
+          clearTimeout(wake);
+          if (raced === undefined) break;
+          outcome = raced;
         }
-        const changes = changesOf(result.value);
-        if (changes === undefined) {
-          finished = true;
-          if (listening) (emitter as Emitter).off('diagnostic', report);
-          const error = new TypeError(
-            `toEventStream reads change lists: create the partial stream with emit: 'changes' or 'both' (got ${describe(result.value)})`,
-          );
-          controller.error(error);
-          void stop(error).catch(() => {});
-          return;
-        }
-        flushDiagnostics(controller);
-        if (changes.length === 0) return;
-        counted.updates++;
-        counted.changes += changes.length;
-        for (const change of changes) if (change.op === 'complete' && change.path.length === 0) rootComplete = true;
-        controller.enqueue(frame(undefined, changes.map(wireChange)));
+        sendChanges(controller);
       },
       async cancel(reason) {
         finished = true;

@@ -1,14 +1,16 @@
 /**
- * The llmjson wire format, version 1: what `toEventStream` writes and `fromEventStream` reads
+ * The llmjson wire format, version 2: what `toEventStream` writes and `fromEventStream` reads
  * (docs/guide/live-wire.md is the specification another language can produce it from).
  *
  * A stream is a sequence of payloads, each one JSON text without a line break, framed as
  * Server-Sent Events (`data: PAYLOAD` and a blank line; every payload but a change list is
  * preceded by `event: TYPE`) or as NDJSON (one payload per line):
- * - `{"type":"start","v":1}` first, always;
- * - a change list: a JSON array of changes (`{"op":"add","path":[…],"value":V}`,
- *   `{"op":"append","path":[…],"value":"text"}`, `{"op":"complete","path":[…]}`), where an
- *   added value is a scalar, a string, `{}` or `[]` (containers are filled by later changes);
+ * - `{"type":"start","v":2}` first, always;
+ * - a change list: a JSON array of changes in the compact form of wire-changes.ts (each change
+ *   relative to the one before it: a string appends, an integer completes, `[levels, segment,
+ *   value]` adds), or with its whole path (`{"op":"add","path":[…],"value":V}`, version 1's
+ *   only form, still read); an added value is a scalar, a string, `{}` or `[]` (containers are
+ *   filled by later changes);
  * - `{"type":"diagnostic","diagnostic":{…}}`, a diagnostic of the producer;
  * - `{"type":"end","complete":B,"valid":B,"stats":{…}}` last (with `"error":"message"` when the
  *   producer failed).
@@ -16,10 +18,10 @@
  * Invariants: encoding a change never reads a container's members (a container is written as
  * `{}` or `[]`: the builder's live containers are mutated after the change is made, and the
  * members travel as their own changes), so a change list costs bytes linear in the text it
- * adds. Checking a change (`ShapeTracker`) keeps the shape of the state only — containers,
- * string lengths — in `Map`s and arrays, so no key a hostile stream sends can reach a
- * prototype, and the state a consumer builds from accepted changes is exactly one that
- * `applyChanges` accepts.
+ * adds, and in the compact form about the bytes of that text. Checking a change
+ * (`ShapeTracker`) keeps the shape of the state only — containers, string lengths — in `Map`s
+ * and arrays, so no key a hostile stream sends can reach a prototype, and the state a consumer
+ * builds from accepted changes is exactly one that `applyChanges` accepts.
  */
 
 import {
@@ -33,7 +35,9 @@ import {
 import { describeValue, optionNames, quoteInput } from '@llmjson/core/internal';
 
 /** The wire format's version: the `v` of the start event. */
-export const WIRE_FORMAT_VERSION = 1;
+export const WIRE_FORMAT_VERSION = 2;
+/** The versions `fromEventStream` reads (1: every change with its whole path). */
+export const WIRE_FORMAT_VERSIONS_READ: readonly number[] = [1, 2];
 
 /** How payloads are framed: Server-Sent Events or one JSON payload per line. */
 export type WireFormat = 'sse' | 'ndjson';
@@ -104,7 +108,19 @@ export interface ToEventStreamOptions {
    * (often after 30 to 60 s) keep a model that thinks before it answers. Default 15 000; 0 turns it off.
    */
   readonly keepAliveInterval?: number;
+  /**
+   * At most one change event per this many milliseconds: change lists that arrive sooner after
+   * the last event are gathered (and their appends to one string joined) into the next, sent as
+   * soon as the interval is over. The first change list after a quiet spell goes out at once.
+   * A UI shows at most one update per display frame, and every event costs framing bytes: at
+   * 2 000 tokens a second one event per token is 2 000 events of 4 characters. Default 50;
+   * 0: one event per change list, as the source yields them.
+   */
+  readonly throttle?: number;
 }
+
+/** Default `throttle` of `toEventStream`, in milliseconds. */
+export const DEFAULT_EVENT_THROTTLE = 50;
 
 /** Default `keepAliveInterval`, in milliseconds. */
 export const DEFAULT_KEEP_ALIVE_INTERVAL = 15_000;
@@ -136,6 +152,7 @@ export interface PartialStoreOptions {
 export const TO_EVENT_STREAM_OPTIONS = /* @__PURE__ */ optionNames<ToEventStreamOptions>()([
   'format',
   'keepAliveInterval',
+  'throttle',
 ]);
 export const FROM_EVENT_STREAM_OPTIONS = /* @__PURE__ */ optionNames<FromEventStreamOptions>()([
   'format',

@@ -1,8 +1,9 @@
 /**
  * `toEventStream` and `fromEventStream` (packages/web/src/to-event-stream.ts,
- * from-event-stream.ts): the wire format as written (start with `v: 1`, one event per change
- * list, diagnostics, the end with the verdict), and as read back at the trust boundary, where
- * each kind of bad input is a diagnostic, never an exception or a polluted prototype.
+ * from-event-stream.ts, wire-changes.ts): the wire format as written (start with `v: 2`, change
+ * lists in the compact form, at most one event per `throttle` interval, diagnostics, the end
+ * with the verdict), and as read back at the trust boundary (versions 1 and 2), where each kind
+ * of bad input is a diagnostic, never an exception or a polluted prototype.
  */
 import { type Change, ConfigurationError, type Diagnostic, type JsonSchema } from '@llmjson/core';
 import {
@@ -25,14 +26,20 @@ async function* lists(...items: unknown[]): AsyncGenerator<readonly Change[]> {
 }
 
 /** The wire bytes of a JSON document streamed through a Web partial stream in `chunks`. */
-async function wireOf(chunks: readonly string[], options: { schema?: JsonSchema; format?: 'sse' | 'ndjson' } = {}) {
+async function wireOf(
+  chunks: readonly string[],
+  options: { schema?: JsonSchema; format?: 'sse' | 'ndjson'; throttle?: number } = {},
+) {
   let events: ReturnType<typeof toEventStream> | undefined;
   const partial = createPartialStream({
     emit: 'changes',
     ...(options.schema === undefined ? {} : { schema: options.schema, compileJsonSchema: compileSchema }),
     onDiagnostic: (d) => events?.diagnostic(d),
   });
-  events = toEventStream(partial, options.format === undefined ? {} : { format: options.format });
+  events = toEventStream(partial, {
+    ...(options.format === undefined ? {} : { format: options.format }),
+    ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
+  });
   void ReadableStream.from(chunks)
     .pipeTo(partial.writable)
     .catch(() => {});
@@ -54,14 +61,17 @@ const found = (events: readonly WireEvent[]) =>
 const changesOf = (events: readonly WireEvent[]) => events.flatMap((e) => (e.type === 'changes' ? [e.changes] : []));
 
 describe('toEventStream', () => {
-  test('SSE: the start event with v 1, one event per change list, the end with complete, valid and the stats', async () => {
-    const { events, body } = await wireOf(['{"a":"he', 'llo","b":[1,', '2]}']);
+  test('SSE, throttle 0: the start event with v 2, one event per change list in the compact form, the end with complete, valid and the stats', async () => {
+    const { events, body } = await wireOf(['{"a":"he', 'llo","b":[1,', '2]}'], { throttle: 0 });
     expect(events.contentType).toBe('text/event-stream; charset=utf-8');
     expect(events.headers['cache-control']).toBe('no-cache');
     const blocks = body.split('\n\n').filter((b) => b !== '');
-    expect(blocks[0]).toBe('event: start\ndata: {"type":"start","v":1}');
-    expect(blocks.slice(1, -1).every((b) => b.startsWith('data: ['))).toBe(true);
-    expect(blocks).toHaveLength(5); // start, three chunks' change lists, end
+    expect(blocks.slice(0, -1)).toEqual([
+      'event: start\ndata: {"type":"start","v":2}',
+      'data: [[0,{}],[0,"a",""],"he"]',
+      'data: ["llo",0,[1,"b",[]],[0,0,1],0]',
+      'data: [[1,1,2],0,1,1]',
+    ]);
     const end = JSON.parse((blocks.at(-1) as string).replace('event: end\ndata: ', ''));
     expect(end).toEqual({
       type: 'end',
@@ -97,7 +107,7 @@ describe('toEventStream', () => {
   test('a container is written empty: its members travel as changes of their own', async () => {
     const live = { grown: 'later' }; // the builder's live tree is mutated after the change is made
     const body = text(await readAll(toEventStream(lists([{ op: 'add', path: [], value: live }]))));
-    expect(body).toContain('data: [{"op":"add","path":[],"value":{}}]');
+    expect(body).toContain('data: [[0,{}]]');
     expect(body).not.toContain('grown');
   });
 
@@ -191,7 +201,7 @@ describe('fromEventStream', () => {
       { op: 'append', path: ['t'], value: 'hi' },
     ];
     for (const format of ['sse', 'ndjson'] as const) {
-      const events = toEventStream(lists(list, [{ op: 'complete', path: [] }]), { format });
+      const events = toEventStream(lists(list, [{ op: 'complete', path: [] }]), { format, throttle: 0 });
       const read = await collect(new Response(events, { headers: events.headers }));
       expect(changesOf(read)).toEqual([list, [{ op: 'complete', path: [] }]]);
       expect(read.at(-1)).toMatchObject({ type: 'end', complete: true });
@@ -325,10 +335,10 @@ describe('fromEventStream', () => {
   });
 
   test('an unknown version: one diagnostic, the rest of the stream ignored', async () => {
-    const body = `data: {"type":"start","v":2}\n\ndata: [{"op":"add","path":[],"value":1}]\n\n${END}`;
+    const body = `data: {"type":"start","v":3}\n\ndata: [{"op":"add","path":[],"value":1}]\n\n${END}`;
     const events = await collect(bodyOf(body));
     expect(events.map((e) => e.type)).toEqual(['diagnostic', 'diagnostic']);
-    expect(found(events)[0]?.message).toMatch(/version 2 is not one this reader knows/);
+    expect(found(events)[0]?.message).toMatch(/version 3 is not one this reader knows \(1, 2\)/);
     expect(found(events)[1]?.reason).toBe('truncated'); // no end event was read
   });
 
