@@ -44,6 +44,8 @@ export async function launchChromium(): Promise<Browser> {
 /**
  * The page script `name` (a module beside this one, without extension) bundled for the browser
  * as one IIFE. From `dist/` the compiled `.js` is bundled; from the sources (vitest), the `.ts`.
+ * React is production React, with react-dom's profiling build in place of `react-dom/client`
+ * (the same code plus `<Profiler onRender>`, which the production build leaves out).
  */
 export async function bundlePage(name: string): Promise<string> {
   const js = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
@@ -54,8 +56,12 @@ export async function bundlePage(name: string): Promise<string> {
     format: 'iife',
     platform: 'browser',
     target: 'chrome120',
-    // React picks its production build by this; the page must measure what users ship.
+    // React picks its production build by this: the page measures what users ship.
     define: { 'process.env.NODE_ENV': '"production"' },
+    alias: { 'react-dom/client': 'react-dom/profiling' },
+    // An alias resolves from the working directory: the benchmarks package (two levels up from
+    // src/browser and dist/browser), whatever folder the run started in.
+    absWorkingDir: fileURLToPath(new URL('../../', import.meta.url)),
     write: false,
     logLevel: 'silent',
   });

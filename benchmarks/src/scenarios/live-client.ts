@@ -13,7 +13,15 @@
  *
  * Targets: at 100 KB the AI SDK's way takes ≥ 50× llmjson's time, and llmjson's time grows
  * with exponent ≤ 1.1 from 10 KB to 100 KB (1.0: the same cost per token however long the
- * answer already is).
+ * answer already is). A fourth path applies the lists of 32 tokens (a 16 ms frame at 2 000
+ * tokens/s) as one, to show what the per-token copies of the open containers cost.
+ *
+ * React (live-react-page.ts): answers lasting 3 s (0.5 s with --quick) at 50 and 2 000 tokens/s,
+ * streamed from a paced ReadableStream into `useJsonStream` (defaults), `useJsonStream` with
+ * `throttle: 0`, and the AI SDK's `useObject` way written by hand; `<Profiler onRender>` counts
+ * the commits and a `requestAnimationFrame` loop the frames of the same wall time. Target: the
+ * hook's commits that carry tokens are at most the frames (the mount's and the status changes'
+ * commits are published at once by design and counted apart).
  *
  * Without Chromium on the machine the scenario reports that and measures nothing (CI has it;
  * a user's machine may not).
@@ -31,6 +39,7 @@ import {
   reparseEachToken,
   TOKENS_PER_FRAME,
 } from '../browser/live-client-work.js';
+import type { LiveReact, ReactRun, RenderWay } from '../browser/live-react-page.js';
 import { type Entrant, Layer } from '../entrants.js';
 import { exponentOf, fastestOf, median, ratio, type SizeResult, type Timing, VerificationError } from '../harness.js';
 import { charChunks, random } from '../inputs.js';
@@ -38,6 +47,11 @@ import { formatExponent, formatSize, formatSpread, sideBySide, timesPerSize } fr
 import type { Case, RunContext, Scenario, Table, TargetResult } from '../scenario.js';
 
 const FULL_SIZES = [10_000, 100_000];
+/** Token rates of the React part: a typical model, and a fast one (or a replay). */
+const RATES = [50, 2_000];
+/** The React part's window: each answer lasts this long at its rate (shorter with --quick). */
+const WINDOW_SECONDS = 3;
+const QUICK_WINDOW_SECONDS = 0.5;
 const QUICK_SIZES = [1_000, 10_000];
 const CHUNK = 4;
 /** At 100 KB the AI SDK's way must take at least this many times llmjson's time… */
@@ -59,6 +73,16 @@ const PATHS: readonly { readonly path: ClientPath; readonly name: string; readon
   { path: 'store-frame', name: STORE_FRAME, ours: false },
   { path: 'reparse', name: REPARSE, ours: false },
   { path: 'decode', name: DECODE, ours: false },
+];
+
+const HOOK = '@llmjson/react useJsonStream(source) (defaults: at most one publish per animation frame)';
+const HOOK_EVERY = 'useJsonStream(source, { throttle: 0 }) (a publish after every change list)';
+const NAIVE = "the AI SDK's useObject way by hand: parsePartialJson per token, setState when the value differs";
+
+const WAYS: readonly { readonly way: RenderWay; readonly name: string }[] = [
+  { way: 'hook', name: HOOK },
+  { way: 'hook-every', name: HOOK_EVERY },
+  { way: 'naive', name: NAIVE },
 ];
 
 const WORDS = [
@@ -312,6 +336,110 @@ function cpuTargets(results: readonly SizeResult[]): TargetResult[] {
   ];
 }
 
+/** An answer whose tokens last about `seconds` at `rate` tokens per second. */
+function pacedAnswer(rate: number, seconds: number, seed: number): { text: string; tokens: string[] } {
+  const sample = answerDocument(10_000, seed);
+  const bytesPerChar = Buffer.byteLength(sample) / [...sample].length;
+  const text = answerDocument(Math.max(200, Math.round(rate * seconds * CHUNK * bytesPerChar)), seed);
+  return { text, tokens: charChunks(text, CHUNK).strings as string[] };
+}
+
+interface ReactResult {
+  readonly rate: number;
+  readonly tokens: number;
+  readonly runs: Map<RenderWay, ReactRun[]>;
+}
+
+/** Each rate, each way (order rotating), `rounds` times; every run's final value checked. */
+async function measureReact(page: Page, context: RunContext): Promise<ReactResult[]> {
+  type Global = { liveReact: LiveReact };
+  const seconds = context.quick ? QUICK_WINDOW_SECONDS : WINDOW_SECONDS;
+  const results: ReactResult[] = RATES.map((rate, i) => {
+    const { tokens } = pacedAnswer(rate, seconds, 310 + i);
+    return { rate, tokens: tokens.length, runs: new Map(WAYS.map(({ way }) => [way, []])) };
+  });
+  for (let round = 0; round < context.measure.rounds; round++) {
+    for (const [i, result] of results.entries()) {
+      const { text, tokens } = pacedAnswer(result.rate, seconds, 310 + i);
+      const expected = JSON.parse(text) as unknown;
+      context.log(`live-client: React commits at ${result.rate} tokens/s, round ${round + 1}`);
+      for (let k = 0; k < WAYS.length; k++) {
+        const { way, name } = WAYS[(k + round) % WAYS.length] as (typeof WAYS)[number];
+        const run = await page.evaluate(([w, t, r]) => (globalThis as unknown as Global).liveReact.run(w, t, r), [
+          way,
+          tokens,
+          result.rate,
+        ] as const);
+        if (!isDeepStrictEqual(run.value, expected)) {
+          throw new VerificationError(
+            `${name} at ${result.rate} tokens/s: the final commit is not JSON.parse of the answer`,
+          );
+        }
+        result.runs.get(way)?.push(run);
+      }
+    }
+  }
+  return results;
+}
+
+function perSecond(count: number, ms: number): number {
+  return (count * 1000) / ms;
+}
+
+function reactTable(results: readonly ReactResult[]): Table {
+  return {
+    caption:
+      'React commits (<Profiler onRender>) and animation frames (a requestAnimationFrame counter) over the same wall time: from the first token offered to the final commit (medians over rounds).',
+    header: [
+      'way',
+      'tokens/s',
+      'commits/s',
+      'frames/s',
+      'commits ÷ frames',
+      'commits carrying tokens ÷ frames',
+      'React render time per second',
+    ],
+    rows: results.flatMap((result) =>
+      WAYS.map(({ way, name }) => {
+        const runs = result.runs.get(way) ?? [];
+        const commits = median(runs.map((r) => perSecond(r.commits, r.ms)));
+        const frames = median(runs.map((r) => perSecond(r.frames, r.ms)));
+        const share = median(runs.map((r) => r.commits / Math.max(1, r.frames)));
+        const tokenShare = median(runs.map((r) => (r.commits - r.statusCommits) / Math.max(1, r.frames)));
+        const render = median(runs.map((r) => perSecond(r.renderMs, r.ms)));
+        return [
+          name,
+          result.rate.toLocaleString('en-US').replace(/,/g, ' '),
+          commits.toFixed(1),
+          frames.toFixed(1),
+          `${share.toFixed(2)}×`,
+          `${tokenShare.toFixed(2)}×`,
+          `${render.toFixed(1)} ms`,
+        ];
+      }),
+    ),
+  };
+}
+
+function reactTargets(results: readonly ReactResult[]): TargetResult[] {
+  return results.map((result) => {
+    const runs = result.runs.get('hook') ?? [];
+    const naive = result.runs.get('naive') ?? [];
+    const tokenCommits = (r: ReactRun) => r.commits - r.statusCommits;
+    const worst = Math.max(...runs.map((r) => tokenCommits(r) / Math.max(1, r.frames)));
+    return {
+      target: `live client: useJsonStream commits at most once per animation frame at ${result.rate.toLocaleString('en-US').replace(/,/g, ' ')} tokens/s (Chromium)`,
+      basis: `${HOOK}, ${result.tokens} tokens at ${result.rate} tokens/s; commits that carry tokens (not the mount's, 'streaming''s or 'done''s status commit, published at once by design) ÷ frames, in the worst run`,
+      measured: `${worst.toFixed(2)}× (runs, token commits + status commits / frames: ${runs
+        .map((r) => `${tokenCommits(r)} + ${r.statusCommits} / ${r.frames}`)
+        .join(
+          ', ',
+        )}); the AI SDK's way: ${median(naive.map((r) => tokenCommits(r) / Math.max(1, r.frames))).toFixed(2)}×`,
+      met: worst <= 1,
+    };
+  });
+}
+
 export const liveClient: Scenario = {
   name: 'live-client',
   title: 'Live UIs in the browser: client CPU per token',
@@ -322,7 +450,10 @@ export const liveClient: Scenario = {
     "The AI SDK's way: the text so far grows by the token and is parsed whole again with parsePartialJson from ai (awaited, as useObject does). " +
     "The no-server path: the raw model text decoded in the page by @llmjson/web's createPartialStream({ emit: 'changes' }) into a store. " +
     'The three paths are one module (browser/live-client-work.ts), bundled by esbuild into the page; each must reach JSON.parse of the document in the page before it is timed. ' +
-    'The growth exponent is of the whole answer’s time: 1.0 is the same cost per token however long the answer already is, 2.0 a cost per token growing with the answer.',
+    'The growth exponent is of the whole answer’s time: 1.0 is the same cost per token however long the answer already is, 2.0 a cost per token growing with the answer. ' +
+    `React: answers lasting ${WINDOW_SECONDS} s (${QUICK_WINDOW_SECONDS} s with --quick) at ${RATES.join(' and ')} tokens per second, offered by a paced ReadableStream (every token due enqueued as its own chunk, then a timer), rendered as a title and a list of memoised items; ` +
+    "<Profiler onRender> (react-dom's profiling build) counts the commits and a requestAnimationFrame loop the frames, from the first token offered to the final commit, whose value must equal JSON.parse of the answer in every run. " +
+    "Three ways: useJsonStream(source) from @llmjson/react with its defaults (at most one publish per animation frame), the same with throttle: 0, and the AI SDK's useObject way written by hand (parsePartialJson after every token, setState when isDeepEqualData says the value changed).",
   cases,
   async run(context) {
     const base = { scenario: this.name, title: this.title, about: this.about };
@@ -337,6 +468,10 @@ export const liveClient: Scenario = {
       const { page, errors } = await openPage(browser, await bundlePage('live-client-page'));
       const results = await measureCpu(page, all, context);
       if (errors.length > 0) throw new Error(`the page threw: ${errors.join('; ')}`);
+      await page.close();
+      const react = await openPage(browser, await bundlePage('live-react-page'));
+      const reactResults = await measureReact(react.page, context);
+      if (react.errors.length > 0) throw new Error(`the React page threw: ${react.errors.join('; ')}`);
       const version = browser.version();
       const tables = [
         perTokenTable(results, all),
@@ -345,6 +480,7 @@ export const liveClient: Scenario = {
           'Time ÷ llmjson’s store at each size (above 1× the store is faster).',
           results.map((r) => ({ label: r.label, timings: r.timings })),
         ),
+        reactTable(reactResults),
       ];
       const notes = [
         `Chromium ${version}, headless; the page bundled by esbuild (production React where React is used).`,
@@ -352,8 +488,18 @@ export const liveClient: Scenario = {
         'Every path returns its final value, which must equal JSON.parse of the document (checked in the page before timing, twice unless one run takes over 5 s; the tests run the same module in Node).',
         `Before timing, every path ran ${WARM_UP_RUNS} times on the ${all[0]?.label} answer (JIT warm-up); a sample collects garbage first.`,
         'Figures from one process run; quote ratios between paths of the same run, not absolute times (the machine may be shared).',
+        `React: ${reactResults.map((r) => `${r.tokens} tokens at ${r.rate} tokens/s`).join(', ')}; each way ran ${context.measure.rounds} times per rate (order rotating). ` +
+          "A status commit is one whose render showed a new status (the mount's 'idle', 'streaming', 'done'): the live controller publishes a status change at once, not throttled; the other commits carry tokens. " +
+          'Frames counted in a loaded headless Chromium can fall below 60 per second when the main thread is busy (the throttle: 0 rows).',
       ];
-      return { ...base, tables, notes, targets: cpuTargets(results), data: { results, chromium: version } };
+      const reactData = reactResults.map((r) => ({ rate: r.rate, tokens: r.tokens, runs: Object.fromEntries(r.runs) }));
+      return {
+        ...base,
+        tables,
+        notes,
+        targets: [...cpuTargets(results), ...reactTargets(reactResults)],
+        data: { results, react: reactData, chromium: version },
+      };
     } finally {
       await browser?.close();
     }
