@@ -103,22 +103,32 @@ export function percentOf(cell: string): number | undefined {
   return match === null ? undefined : Number(match[1]);
 }
 
+/** `2.30×` (a whole cell) → 2.3: a multiple that is not a time ratio (bytes of the answer). */
+export function multipleOf(cell: string): number | undefined {
+  const match = /^([0-9]+(?:\.[0-9]+)?)×$/.exec(cell.trim());
+  return match === null ? undefined : Number(match[1]);
+}
+
 /**
  * Plain bars on a linear axis: for a `percent` column, one bar per entrant (0–100 %); for
+ * `times` columns (multiples such as `2.30×`), one group per column, one bar per entrant; for
  * `ms` columns, one group per row and one bar per column.
  */
 function barChart(
   table: Table,
   columns: number[],
-  unit: 'percent' | 'ms',
+  unit: 'percent' | 'times' | 'ms',
   title: string,
   footer: string,
 ): string | undefined {
   const groups =
-    unit === 'percent'
+    unit !== 'ms'
       ? columns.map((col) => ({
           name: table.header[col] as string,
-          bars: table.rows.map((row) => ({ entrant: row[0] as string, value: percentOf(row[col] ?? '') as number })),
+          bars: table.rows.map((row) => ({
+            entrant: row[0] as string,
+            value: (unit === 'percent' ? percentOf(row[col] ?? '') : multipleOf(row[col] ?? '')) as number,
+          })),
         }))
       : table.rows.map((row) => ({
           name: `${row[0]}${row[1] === undefined || columns.includes(1) ? '' : ` (${row[1]})`}`,
@@ -134,7 +144,7 @@ function barChart(
   const width = 940;
   const plot = width - left - 90;
   const x = (v: number) => left + (v / hi) * plot;
-  const suffix = unit === 'percent' ? '%' : ' ms';
+  const suffix = unit === 'percent' ? '%' : unit === 'times' ? '×' : ' ms';
   let y = 60;
   const parts: string[] = [];
   for (const group of groups) {
@@ -157,7 +167,11 @@ function barChart(
     )
     .join('');
   return svg(width, y + 50, title, shortTitle(table.caption), `${grid}${parts.join('')}`, [
-    unit === 'percent' ? 'share of what the input holds' : 'time (median over rounds)',
+    unit === 'percent'
+      ? 'share of what the input holds'
+      : unit === 'times'
+        ? (table.header[0] ?? '')
+        : 'time (median over rounds)',
     footer,
   ]);
 }
@@ -308,12 +322,17 @@ export function chartsFor(section: Section, footer: string): Chart[] {
         ? [i]
         : [],
     );
+    const timesColumns = table.header.flatMap((_h, i) =>
+      i > 0 && table.rows.length > 0 && table.rows.every((row) => multipleOf(row[i] ?? '') !== undefined) ? [i] : [],
+    );
     const sizeColumns = table.header.flatMap((h, i) => (sizeOf(h) !== undefined ? [i] : []));
     const msCells = table.rows.some((row) =>
       sizeColumns.some((c) => leadingNumber(row[c] ?? '', ' ?ms') !== undefined),
     );
     const drawn: (string | undefined)[] = [];
     if (percentColumns.length > 0) drawn.push(barChart(table, percentColumns, 'percent', section.title, footer));
+    if (table.chart === 'times' && timesColumns.length > 0)
+      drawn.push(barChart(table, timesColumns, 'times', section.title, footer));
     if (ratioColumns.length > 0) drawn.push(ratioChart(table, ratioColumns, section.title, footer));
     else if (sizeColumns.length >= 2 && msCells) drawn.push(growthChart(table, sizeColumns, section.title, footer));
     else if (msColumns.length >= 2) drawn.push(barChart(table, msColumns, 'ms', section.title, footer));

@@ -92,6 +92,8 @@ export interface Table {
   readonly caption: string;
   readonly header: readonly string[];
   readonly rows: readonly (readonly string[])[];
+  /** `'times'`: the cells are multiples (`2.30×`) that are not time ratios, drawn as bars per column. */
+  readonly chart?: 'times';
 }
 
 /** One target of the benchmarks and how this run measured against it. */

@@ -282,11 +282,21 @@ export const liveWire: Scenario = {
       header: ['pace', 'sent as', 'payload bytes', '× answer', 'writes', '× answer with chunk framing'],
       rows,
     };
+    const names = [...new Set(rows.map((row) => row[1] as string))];
+    const byPace: Table = {
+      caption: `Bytes on the wire as a multiple of the ${formatSize(answer)} answer's own bytes, by pace (target ≤ ${TARGET}× for the default)`,
+      header: ['sent as (bytes ÷ the answer’s bytes)', ...PACES.map(paceLabel)],
+      rows: names.map((name) => [
+        name,
+        ...PACES.map((pace) => rows.find((row) => row[0] === paceLabel(pace) && row[1] === name)?.[3] ?? '—'),
+      ]),
+      chart: 'times',
+    };
     return {
       scenario: this.name,
       title: this.title,
       about: this.about,
-      tables: [table],
+      tables: [table, byPace],
       notes: [
         'Byte counts are exact and do not depend on the machine: one run per entrant and pace, on a virtual clock.',
         'JSON Patch and version 1 are computed per chunk from the same change lists; their pace does not change them.',
