@@ -219,6 +219,7 @@ const ENGINES: EngineRun[] = [
       'mistral',
       'bedrock',
       'ai-sdk',
+      'ag-ui',
     ] as const
   ).map(
     (input): EngineRun => ({

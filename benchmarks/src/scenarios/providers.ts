@@ -131,6 +131,12 @@ const BODIES: Readonly<Record<Exclude<ProviderFormat, never>, BodyOf>> = {
     ]
       .map((part) => `${JSON.stringify(part)}\n`)
       .join(''),
+  'ag-ui': (deltas) =>
+    sse({ type: 'RUN_STARTED', threadId: 't', runId: 'r' }) +
+    sse({ type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }) +
+    deltas.map((delta) => sse({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta })).join('') +
+    sse({ type: 'TEXT_MESSAGE_END', messageId: 'm' }) +
+    sse({ type: 'RUN_FINISHED', threadId: 't', runId: 'r' }),
   bedrock: (deltas) =>
     `${JSON.stringify({ messageStart: { role: 'assistant' } })}\n` +
     deltas

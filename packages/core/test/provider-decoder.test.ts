@@ -703,7 +703,7 @@ describe('auto detection and bad input', () => {
       [
         'unrecognized',
         1,
-        'event of an unknown format; auto recognises OpenAI chat completions, OpenAI Responses, Anthropic Messages, Ollama, Google Gemini, Cohere v2 chat, AI SDK fullStream and Amazon Bedrock ConverseStream streams; ignored',
+        'event of an unknown format; auto recognises OpenAI chat completions, OpenAI Responses, Anthropic Messages, Ollama, Google Gemini, Cohere v2 chat, AI SDK fullStream, AG-UI and Amazon Bedrock ConverseStream streams; ignored',
       ],
       ['unrecognized', 7, '2 more event(s) of an unrecognised shape were ignored'],
     ]);

@@ -3,7 +3,7 @@
  * tool-call argument pieces, the reasoning and what the provider says about the answer, out.
  * It composes the framing (framing.ts), detection (detection.ts) and one module per wire format
  * (openai-chat.ts, openai-responses.ts, anthropic.ts, ollama.ts, gemini.ts, cohere.ts, mistral.ts,
- * bedrock.ts, ai-sdk.ts; binary AWS event-stream framing in event-stream.ts), and keeps the
+ * bedrock.ts, ai-sdk.ts, ag-ui.ts; binary AWS event-stream framing in event-stream.ts), and keeps the
  * delivery rules every format shares (the context a format module works through, context.ts).
  *
  * Contract: `write(text)` consumes the next piece of the decoded body (split anywhere) and
@@ -27,7 +27,7 @@
  * (empty pieces are not delivered). When the provider closes a call (Anthropic
  * `content_block_stop`, Responses `...arguments.done` / `output_item.done`, a chat
  * `finish_reason` or `[DONE]`, every Ollama call, a Gemini `functionCall` part without
- * `willContinue`, an AI SDK `tool-input-end` or `tool-call` part) whose pieces are empty or
+ * `willContinue`, an AI SDK `tool-input-end` or `tool-call` part, an AG-UI `TOOL_CALL_END`) whose pieces are empty or
  * blank, the decoder
  * delivers one more piece: the complete input the provider gave up front (serialized with
  * `JSON.stringify`), or else `"{}"` — Anthropic streams a no-argument call as one `""` piece.

@@ -7,6 +7,7 @@
  * (decoder.ts, event-stream.ts).
  */
 
+import { agUi } from './ag-ui.js';
 import { aiSdk } from './ai-sdk.js';
 import { anthropic } from './anthropic.js';
 import { bedrock } from './bedrock.js';
@@ -32,6 +33,7 @@ export const FORMATS: readonly WireFormat[] = [
   gemini,
   cohere,
   aiSdk,
+  agUi,
   bedrock,
 ];
 

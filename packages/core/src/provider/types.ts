@@ -18,6 +18,7 @@ export const ProviderFormat = {
   mistral: 'mistral',
   bedrock: 'bedrock',
   aiSdk: 'ai-sdk',
+  agUi: 'ag-ui',
 } as const;
 export type ProviderFormat = (typeof ProviderFormat)[keyof typeof ProviderFormat];
 
@@ -66,7 +67,7 @@ export interface ToolCallInfo {
   /**
    * The provider's index: chat `tool_calls[j].index`, Anthropic block index, Responses `output_index`,
    * Ollama and Gemini the call's number in the stream (from 0), Cohere the tool-call `index`,
-   * Bedrock the `contentBlockIndex`, AI SDK parts the call's number in the stream (from 0).
+   * Bedrock the `contentBlockIndex`, AI SDK parts and AG-UI events the call's number in the stream (from 0).
    */
   readonly index: number;
   /** The provider's call id (`call_...`, `toolu_...`), once known. */
@@ -144,7 +145,8 @@ export interface ProviderDecoder extends Engine<ProviderStats> {
   /**
    * True once the stream's end marker arrived (`[DONE]`, a chat `finish_reason`, Anthropic
    * `message_stop`, Responses `response.completed`/`.incomplete`/`.failed`, Ollama `done`,
-   * Gemini `finishReason`, Cohere `message-end`, Bedrock `messageStop`, an AI SDK `finish` part):
+   * Gemini `finishReason`, Cohere `message-end`, Bedrock `messageStop`, an AI SDK `finish` part,
+   * AG-UI `RUN_FINISHED`):
    * after `end()`, false means the body was cut before the answer ended.
    */
   readonly complete: boolean;
