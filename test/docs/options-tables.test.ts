@@ -1,6 +1,6 @@
 /**
  * docs/guide/options.md against the option lists the factories check their options with
- * (each beside its factory in packages/core/src, gathered in `FACTORY_OPTION_NAMES` of the internal entry; packages/contracts/src/option-names.ts; the live wire's in packages/web/src/wire-format.ts): every factory has
+ * (each beside its factory in packages/core/src, gathered in `FACTORY_OPTION_NAMES` of the internal entry; packages/contracts/src/option-names.ts; the live wire's in packages/web/src/wire-format.ts, the live controllers' in packages/web/src/live-source.ts): every factory has
  * one table, every option it takes is a row with a default, and no row names an option it does
  * not take. So the page cannot fall behind the code, nor promise an option that is refused.
  */
@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { FACTORY_OPTION_NAMES } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
 import { CONTRACTS_OPTION_NAMES } from '../../packages/contracts/src/option-names.js';
+import { LIVE_OPTION_NAMES } from '../../packages/web/src/live-source.js';
 import { WIRE_OPTION_NAMES } from '../../packages/web/src/wire-format.js';
 
 const page = readFileSync(new URL('../../docs/guide/options.md', import.meta.url), 'utf8');
@@ -40,6 +41,7 @@ const lists: [string, readonly string[]][] = [
   ...Object.entries(FACTORY_OPTION_NAMES),
   ...Object.entries(CONTRACTS_OPTION_NAMES),
   ...Object.entries(WIRE_OPTION_NAMES),
+  ...Object.entries(LIVE_OPTION_NAMES),
 ];
 
 describe('docs/guide/options.md', () => {

@@ -9,7 +9,15 @@
 
 import { type UseJsonStreamResult, useJsonStream } from '@llmjson/react';
 import { act, cleanup, render } from '@testing-library/react';
-import { createElement as h, memo, Profiler, StrictMode } from 'react';
+import {
+  Activity,
+  type ComponentProps,
+  createElement as h,
+  memo,
+  Profiler,
+  type ReactElement,
+  StrictMode,
+} from 'react';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import { bytes, manualFrames, outsideAct, pushable, tick } from './helpers.js';
@@ -27,6 +35,10 @@ const drain = () =>
   });
 
 type Source = Parameters<typeof useJsonStream>[0];
+
+/** `<Activity mode>` around one element (its props type asks for children as a prop). */
+const activity = (mode: 'visible' | 'hidden', child: ReactElement) =>
+  h(Activity, { mode } as ComponentProps<typeof Activity>, child);
 
 type Options = Parameters<typeof useJsonStream>[1];
 
@@ -157,6 +169,24 @@ describe('useJsonStream: stopping the request', () => {
 });
 
 describe('useJsonStream: what restarts a run', () => {
+  test('hidden by <Activity> while it streams, then shown: the cut run starts again', async () => {
+    const calls: AbortSignal[] = [];
+    const { probeOf, latest } = probe();
+    const source = (signal: AbortSignal) => {
+      calls.push(signal);
+      return calls.length === 1 ? pushable().stream : bytes('{"again":true}');
+    };
+    const view = render(activity('visible', probeOf(source)));
+    await drain();
+    view.rerender(activity('hidden', probeOf(source)));
+    await drain();
+    expect(calls[0]?.aborted).toBe(true);
+    view.rerender(activity('visible', probeOf(source)));
+    await drain();
+    expect(calls.length).toBe(2);
+    expect(latest()).toMatchObject({ status: 'done', value: { again: true } });
+  });
+
   test('a new stream restarts (the previous one is cancelled)', async () => {
     const a = pushable();
     const b = pushable();

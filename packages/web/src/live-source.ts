@@ -277,6 +277,12 @@ export function createLiveJsonl<S extends SchemaInput = SchemaInput>(
 
 const FRAME_FALLBACK_MS = 16;
 
+/** The frame clock where there is one (a browser); typed here, as the module compiles without the DOM lib too. */
+interface FrameClock {
+  readonly requestAnimationFrame?: (callback: (time: number) => void) => number;
+  readonly cancelAnimationFrame?: (id: number) => void;
+}
+
 /** The schema options the decoders take, without the absent ones (exactOptionalPropertyTypes). */
 function schemaOptions<S extends SchemaInput>(options: {
   readonly schema?: S;
@@ -333,11 +339,11 @@ function createScheduler(throttle: 'frame' | number, flush: () => void) {
         cancel = undefined;
         flush();
       };
-      const frame = throttle === 'frame' ? globalThis.requestAnimationFrame : undefined;
+      const frame = throttle === 'frame' ? (globalThis as FrameClock).requestAnimationFrame : undefined;
       let stop: () => void;
       if (typeof frame === 'function') {
         const id = frame(mine);
-        stop = () => globalThis.cancelAnimationFrame?.(id);
+        stop = () => (globalThis as FrameClock).cancelAnimationFrame?.(id);
       } else {
         const id = setTimeout(mine, throttle === 'frame' ? FRAME_FALLBACK_MS : throttle);
         stop = () => clearTimeout(id);
