@@ -17,6 +17,7 @@ const SOURCES: Record<string, string> = {
   '@llmjson/node': source('node/src/index.ts'),
   '@llmjson/react': source('react/src/index.ts'),
   '@llmjson/vue': source('vue/src/index.ts'),
+  '@llmjson/ag-ui': source('ag-ui/src/index.ts'),
   '@llmjson/langchain': source('langchain/src/index.ts'),
   '@llmjson/contracts': source('contracts/src/index.ts'),
   '@llmjson/cli': source('cli/src/index.ts'),
