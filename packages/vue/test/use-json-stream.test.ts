@@ -11,7 +11,7 @@ import { ConfigurationError } from '@llmjson/core';
 import { type LiveSource, type LiveSourceInput, type UseJsonStream, useJsonStream } from '@llmjson/vue';
 import { mount } from '@vue/test-utils';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { defineComponent, effectScope, h, nextTick, ref, watch } from 'vue';
+import { defineComponent, effectScope, h, KeepAlive, nextTick, ref, watch } from 'vue';
 import { manualFrames, pushable, tick } from './helpers.js';
 
 const recipe = {
@@ -337,6 +337,39 @@ describe('useJsonStream: identity and frames', () => {
     expect(frames.pending).toBe(0);
     expect(wrapper.text()).toBe(`done:${answer}`);
     scope.stop();
+  });
+});
+
+describe('useJsonStream: KeepAlive', () => {
+  test('a deactivated component keeps its run; shown again, it shows what arrived meanwhile', async () => {
+    const source = pushable();
+    let signal: AbortSignal | undefined;
+    const { Answer } = answerView(
+      (s: AbortSignal) => {
+        signal = s;
+        return source.stream;
+      },
+      { throttle: 0 },
+    );
+    const shown = ref(true);
+    const Other = defineComponent({ render: () => h('i', 'other') });
+    const Page = defineComponent({
+      setup: () => () => h(KeepAlive, null, [shown.value ? h(Answer) : h(Other)]),
+    });
+    const wrapper = mount(Page);
+    source.push('{"a":1,');
+    await settle();
+    expect(wrapper.text()).toBe('streaming:{"a":1}');
+    shown.value = false;
+    await settle();
+    source.push('"b":2}');
+    source.close();
+    await settle();
+    expect(signal?.aborted).toBe(false);
+    shown.value = true;
+    await settle();
+    expect(wrapper.text()).toBe('done:{"a":1,"b":2}');
+    wrapper.unmount();
   });
 });
 
