@@ -40,3 +40,21 @@ test('examples/fail-fast-retry/run.mjs: the call is aborted early, the retry suc
   expect(out).not.toContain('stream value: {"title":"C"');
   expect(out).toContain('stream ended: CONTRACT_VALIDATION_FAILED at /start_line (minimum), line 2');
 });
+
+test('examples/langchain/run.mjs: partial values, patches, a violation that stops the model, JSONL with its dropped line, salvage', () => {
+  const out = execFileSync(process.execPath, ['examples/langchain/run.mjs'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(out).toContain('partial: {"city":"Lyon","days":2,"stops":[{"name":"Fourvière","hours":2}]}');
+  expect(out).toMatch(/values: \d+ partials, the last equals JSON\.parse: true/);
+  expect(out).toContain('patch: {"op":"replace","path":"/stops/1/name","value":"Vi"}');
+  expect(out).toContain('violation: LlmjsonOutputParserException: violation at /days (minimum)');
+  const [read, total] = (/the model was read for (\d+) of (\d+) chunks/.exec(out) ?? []).slice(1).map(Number);
+  expect(read).toBeLessThan((total ?? 0) / 100);
+  expect(out).toContain(
+    'jsonl object: {"name":"Fourvière","hours":2}\njsonl dropped: line 3: schema\njsonl object: {"name":"Vieux Lyon","hours":3}',
+  );
+  expect(out).toContain('salvage: Lyon, 2 days, 2 stops');
+});
