@@ -96,8 +96,6 @@ export function bindLive<State extends { readonly status: LiveStatus }>(
       started = true;
       current?.start();
     });
-  } else {
-    current?.start();
   }
   if (getCurrentScope() !== undefined) {
     // Aborted before unsubscribing: the refs end at 'aborted' (a store's scope may outlive its readers).
