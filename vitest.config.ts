@@ -19,6 +19,7 @@ const SOURCES: Record<string, string> = {
   '@llmjson/vue': source('vue/src/index.ts'),
   '@llmjson/ag-ui': source('ag-ui/src/index.ts'),
   '@llmjson/langchain': source('langchain/src/index.ts'),
+  '@llmjson/ai-sdk': source('ai-sdk/src/index.ts'),
   '@llmjson/contracts': source('contracts/src/index.ts'),
   '@llmjson/cli': source('cli/src/index.ts'),
 };

@@ -1,0 +1,9 @@
+/**
+ * @llmjson/ai-sdk: llmjson inside the Vercel AI SDK (`ai` 7). Outputs for `streamText` and
+ * `generateText` (`object`, `array`, `jsonl`) that implement the AI SDK's public `Output`
+ * interface, and a `fullStream` transform for `experimental_transform`. The AI SDK is a peer
+ * dependency; nothing here runs at import (tree-shakable).
+ */
+
+export { type ObjectOutputOptions, object } from './object-output.js';
+export type { OutputRunOptions } from './output-run.js';
