@@ -41,8 +41,8 @@ interface ReaderLike<T> {
   };
 }
 
-/** A source of items: an async iterable, a ReadableStream, or a stream object with a `readable`. */
-export type Source<T> = AsyncIterable<T> | ReaderLike<T> | { readonly readable: ReaderLike<T> };
+/** A source of items: an async iterable, a ReadableStream, a stream object with a `readable`, or an array. */
+export type Source<T> = AsyncIterable<T> | ReaderLike<T> | { readonly readable: ReaderLike<T> } | readonly T[];
 
 interface Emitter {
   on(event: 'diagnostic', listener: (d: Diagnostic) => void): unknown;
@@ -77,9 +77,17 @@ export class Reader<T> {
       const iterator = (readable as AsyncIterable<T>)[Symbol.asyncIterator]();
       this.#next = () => iterator.next();
       this.#stop = async () => iterator.return?.();
+    } else if (
+      typeof readable === 'object' &&
+      typeof (readable as Partial<Iterable<T>>)[Symbol.iterator] === 'function'
+    ) {
+      // An array of events (recorded, or built by a test) reads as well as a stream of them.
+      const iterator = (readable as Iterable<T>)[Symbol.iterator]();
+      this.#next = async () => iterator.next();
+      this.#stop = async () => iterator.return?.();
     } else {
       throw new TypeError(
-        `${name}: the source must be an async iterable, a ReadableStream or a stream with a readable side (the stream createToolCallStream or createPartialStream returned), got ${source === null ? 'null' : typeof source}`,
+        `${name}: the source must be an async iterable, a ReadableStream, an array or a stream with a readable side (the stream createToolCallStream or createPartialStream returned), got ${source === null ? 'null' : typeof source}`,
       );
     }
     const emitter = source as Partial<Emitter>;
