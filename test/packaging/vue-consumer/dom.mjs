@@ -73,7 +73,8 @@ const app = createApp(App);
 app.mount(root);
 const settled = () =>
   Object.values(results).every((live) => live.status.value !== 'idle' && live.status.value !== 'streaming');
-for (let turn = 0; turn < 500 && !settled(); turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+// Polled up to 30 s: a bound for a loaded machine, not a timing assertion.
+for (let turn = 0; turn < 3000 && !settled(); turn++) await new Promise((resolve) => setTimeout(resolve, 10));
 await nextTick();
 const report = {
   html: root.innerHTML,
