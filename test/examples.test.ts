@@ -58,3 +58,23 @@ test('examples/langchain/run.mjs: partial values, patches, a violation that stop
   );
   expect(out).toContain('salvage: Lyon, 2 days, 2 stops');
 });
+
+test('examples/ag-ui/run.mjs: tool calls and state as valid AG-UI events, a violation and failFast, the body read back as partial values', () => {
+  const out = execFileSync(process.execPath, ['examples/ag-ui/run.mjs'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(out).toContain('out: 13 events, all valid per @ag-ui/core: true');
+  expect(out).toContain('out: RUN_STARTED TOOL_CALL_START TOOL_CALL_ARGS TOOL_CALL_END RUN_FINISHED');
+  expect(out).toContain('out: llmjson.diagnostic violation at /unit');
+  expect(out).toContain('out with failFast: RUN_ERROR CONTRACT_VALIDATION_FAILED');
+  expect(out).toContain('in: get_weather so far {"city":"Lis"}');
+  expect(out).toContain('in: get_weather done {"city":"Lisbon","unit":"celsius"}');
+  expect(out).toContain('in: get_time done {"timezone":"Europe/Lisbon"}');
+  expect(out).toMatch(/state: 1 STATE_SNAPSHOT and \d+ STATE_DELTA events, all valid: true/);
+  expect(out).toContain('state read back equals the answer: true');
+  expect(out).toContain(
+    'state with the default 50 ms throttle, the answer arriving at once: STATE_SNAPSHOT, STATE_DELTA',
+  );
+});
