@@ -22,6 +22,7 @@
  */
 
 import {
+  type Change,
   ConfigurationError,
   ConfigurationErrorCode,
   type DeepPartial,
@@ -35,7 +36,7 @@ import { fromEventStream } from './from-event-stream.js';
 import { createJsonlStream } from './jsonl-stream.js';
 import { createPartialStore, type PartialStoreState } from './partial-store.js';
 import { createPartialStream } from './partial-stream.js';
-import type { WireEnd } from './wire-format.js';
+import type { WireEnd, WireEvent } from './wire-format.js';
 
 /** A body a live source yields: bytes or text chunks. */
 export type LiveBody = ReadableStream<Uint8Array | string> | ReadableStream<Uint8Array> | ReadableStream<string>;
@@ -179,13 +180,34 @@ export function createLiveJson<S extends SchemaInput = SchemaInput>(
   // Compiled now, so a broken schema throws here rather than in a UI's effect (the cache keeps it).
   if (options.schema !== undefined) createPartialStream({ ...checking, emit: 'changes' });
   const store = createPartialStore<SchemaValue<S>>();
+  // The change lists read since the last publish, applied as one list when it happens: the store
+  // copies each container on the written paths once per apply (the open array of a long answer
+  // included), so one apply per frame instead of one per token keeps that copying per frame.
+  const pending: Change[] = [];
+  let end: WireEnd | undefined;
+  let publishing = false;
+  const take = (item: unknown) => {
+    if (Array.isArray(item)) {
+      for (const change of item as Change[]) pending.push(change);
+      if (item.length > 0) controller.changed();
+      return;
+    }
+    const event = item as WireEvent;
+    if (event.type === 'changes') {
+      for (const change of event.changes) pending.push(change);
+      if (event.changes.length > 0) controller.changed();
+    } else if (event.type === 'diagnostic') store.report(event.diagnostic);
+    else if (event.type === 'end') {
+      end = event;
+      controller.changed();
+    }
+  };
   const reader: Reader<PartialStoreState<SchemaValue<S>>> = {
     async read(response, body, signal) {
       const wire = input === 'events' || (input === 'auto' && response !== undefined && isWire(response));
       if (wire) {
-        await store.feed(fromEventStream((response ?? body) as Response | ReadableStream<Uint8Array>, { signal }), {
-          signal,
-        });
+        const events = fromEventStream((response ?? body) as Response | ReadableStream<Uint8Array>, { signal });
+        for await (const event of events) take(event);
         return;
       }
       const partial = createPartialStream({
@@ -193,9 +215,35 @@ export function createLiveJson<S extends SchemaInput = SchemaInput>(
         emit: 'changes',
         onDiagnostic: (diagnostic) => store.report(diagnostic),
       });
-      await store.feed((body as ReadableStream<Uint8Array | string>).pipeThrough(partial, { signal }), { signal });
+      const lists = (body as ReadableStream<Uint8Array | string>).pipeThrough(partial, { signal }).getReader();
+      const onAbort = () => {
+        lists.cancel(signal.reason).catch(() => {});
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        for (;;) {
+          const next = await lists.read();
+          signal.throwIfAborted();
+          if (next.done) return;
+          take(next.value);
+        }
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
     },
-    data: () => store.getState(),
+    data() {
+      if (pending.length > 0) {
+        publishing = true;
+        try {
+          store.apply(pending.splice(0));
+        } finally {
+          publishing = false;
+        }
+        tell();
+      }
+      const state = store.getState();
+      return end === undefined || state.end === end ? state : { ...state, end };
+    },
   };
   const controller = createController(source, options, reader, (data, status, error) => ({
     value: data.value,
@@ -206,9 +254,13 @@ export function createLiveJson<S extends SchemaInput = SchemaInput>(
     end: data.end,
   }));
   let told = 0;
-  store.subscribe(() => {
+  const tell = () => {
     const { diagnostics } = store.getState();
     for (; told < diagnostics.length; told++) options.onDiagnostic?.(diagnostics[told] as Diagnostic);
+  };
+  store.subscribe(() => {
+    if (publishing) return;
+    tell();
     controller.changed();
   });
   return controller.live;

@@ -231,6 +231,44 @@ describe('createLiveJson: throttle', () => {
     expect(seen.length).toBe(3);
   });
 
+  test("'frame': the change lists of a frame are applied as one, so a long open array is copied once per publish, not once per token", async () => {
+    const frames: FrameCallback[] = [];
+    vi.stubGlobal('requestAnimationFrame', (callback: FrameCallback) => frames.push(callback));
+    vi.stubGlobal('cancelAnimationFrame', () => {});
+    const source = pushable();
+    const live = createLiveJson(source.stream);
+    live.start();
+    const head = `{"items":[${Array.from({ length: 2000 }, (_, i) => `{"n":${i}}`).join(',')},{"text":"`;
+    source.push(head);
+    await tick();
+    frames.shift()?.(0);
+    const before = live.getState().value as { items: unknown[] };
+    expect(before.items).toHaveLength(2001);
+    // 200 tokens appended to the last item's text, all before the next frame.
+    const original = Array.prototype.slice;
+    const slice = vi.spyOn(Array.prototype, 'slice');
+    let copies = 0;
+    slice.mockImplementation(function (this: unknown[], ...args: [number?, number?]) {
+      if (this.length >= 2000) copies++;
+      return original.apply(this, args) as unknown[];
+    });
+    try {
+      for (let i = 0; i < 200; i++) {
+        source.push('word ');
+        await tick();
+      }
+      frames.shift()?.(0);
+    } finally {
+      slice.mockRestore();
+    }
+    const after = live.getState().value as { items: { text?: string }[] };
+    expect(after.items[2000]?.text).toBe('word '.repeat(200));
+    expect(after.items[0]).toBe(before.items[0]); // completed items keep their identity
+    expect(copies).toBeLessThanOrEqual(2); // one apply for the frame (200 change lists)
+    source.close();
+    await settled(live);
+  });
+
   test("'frame' where there is no requestAnimationFrame (SSR, Node): a 16 ms timer", async () => {
     expect('requestAnimationFrame' in globalThis).toBe(false);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
