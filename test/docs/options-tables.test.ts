@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { FACTORY_OPTION_NAMES } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
 import { CONTRACTS_OPTION_NAMES } from '../../packages/contracts/src/option-names.js';
+import { LANGCHAIN_OPTION_NAMES } from '../../packages/langchain/src/option-names.js';
 import { LIVE_OPTION_NAMES } from '../../packages/web/src/live-source.js';
 import { WIRE_OPTION_NAMES } from '../../packages/web/src/wire-format.js';
 
@@ -41,6 +42,7 @@ const lists: [string, readonly string[]][] = [
   ...Object.entries(FACTORY_OPTION_NAMES),
   ...Object.entries(CONTRACTS_OPTION_NAMES),
   ...Object.entries(WIRE_OPTION_NAMES),
+  ...Object.entries(LANGCHAIN_OPTION_NAMES),
   ...Object.entries(LIVE_OPTION_NAMES),
 ];
 

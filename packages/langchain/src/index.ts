@@ -24,13 +24,12 @@ export {
   type SchemaValue,
 } from '@llmjson/core';
 export type { JsonPatchOperation } from '@llmjson/web';
-export { JSONL_PARSER_OPTIONS, JsonlOutputParser, type JsonlParserOptions } from './jsonl-parser.js';
+export { JsonlOutputParser, type JsonlParserOptions } from './jsonl-parser.js';
 export { DIAGNOSTIC_EVENT, LlmjsonOutputParserException } from './parser-run.js';
 export {
   type JsonEmit,
   type JsonParserOutput,
-  PARTIAL_JSON_PARSER_OPTIONS,
   PartialJsonOutputParser,
   type PartialJsonParserOptions,
 } from './partial-json-parser.js';
-export { SALVAGE_PARSER_OPTIONS, SalvageJsonOutputParser, type SalvageParserOptions } from './salvage-parser.js';
+export { SalvageJsonOutputParser, type SalvageParserOptions } from './salvage-parser.js';
