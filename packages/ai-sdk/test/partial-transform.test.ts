@@ -44,9 +44,9 @@ describeAi('partialObjectTransform in fullStream (ai 7)', () => {
     expect(partials.at(-1)).toEqual(JSON.parse(answer));
     expect(finals).toEqual([JSON.parse(answer)]);
     // Each partial comes right after a text delta.
-    for (let i = 1; i < all.length; i++) {
-      if (all[i]?.type === 'custom' && all[i]?.kind === PartKind.partial) expect(all[i - 1]?.type).toBe('text-delta');
-    }
+    all.forEach((part, i) => {
+      if (part.type === 'custom' && part.kind === PartKind.partial) expect(all[i - 1]?.type).toBe('text-delta');
+    });
   });
 
   test('a violation is a diagnostic part, and no partial follows it', async () => {
