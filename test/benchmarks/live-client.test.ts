@@ -1,7 +1,8 @@
 /**
  * The `live-client` benchmark measures the client's side of live UIs in Chromium. These tests
  * check, without timing anything, that its inputs are what it says (one change list per token,
- * which rebuild the document) and that a quick run of the whole scenario works in the browser:
+ * which rebuild the document; the default path's wires, which `createLiveJson` reads back to the
+ * document through the paced delivery the page uses) and that a quick run of the whole scenario works in the browser:
  * the pages bundle, every path reaches the document there, and the tables and targets come out.
  *
  * Without Chromium the browser test fails in CI with what to install; elsewhere it is skipped
@@ -10,7 +11,13 @@
 import { applyChanges } from '@llmjson/core';
 import { describe, expect, test } from 'vitest';
 import { findChromium, MISSING_CHROMIUM } from '../../benchmarks/src/browser/chromium.js';
-import { answerDocument, changeListsPerToken, liveClient } from '../../benchmarks/src/scenarios/live-client.js';
+import { chunksPerTick, pacedBody, readLiveJson } from '../../benchmarks/src/browser/live-client-work.js';
+import {
+  answerDocument,
+  changeListsPerToken,
+  liveClient,
+  wireWrites,
+} from '../../benchmarks/src/scenarios/live-client.js';
 
 describe('live-client inputs', () => {
   test('the answer is {title, items} of about the size asked, and its change lists, one per token, rebuild it', () => {
@@ -31,6 +38,25 @@ describe('live-client inputs', () => {
   });
 });
 
+describe('live-client default path', () => {
+  test('the wires written at 2 000 tokens/s, grouped per 16 ms tick and read by createLiveJson, rebuild the document', async () => {
+    const text = answerDocument(2_000, 5);
+    const tokens = text.match(/[\s\S]{1,4}/gu) ?? [];
+    const perToken = await wireWrites(tokens, 2_000, { throttle: 0 });
+    const byDefault = await wireWrites(tokens, 2_000, {});
+    // The pace is kept: the last write comes when the last token does (tokens ÷ 2 per ms).
+    expect(perToken.at(-1)?.at).toBeGreaterThanOrEqual((tokens.length - 1) / 2);
+    expect(byDefault.at(-1)?.at).toBeGreaterThanOrEqual((tokens.length - 1) / 2);
+    // The default throttle gathers many tokens per event; throttle 0 does not.
+    expect(byDefault.length * 5).toBeLessThan(perToken.length);
+    for (const writes of [perToken, byDefault]) {
+      const { value, publishes } = await readLiveJson(pacedBody(chunksPerTick(writes), false));
+      expect(value).toStrictEqual(JSON.parse(text));
+      expect(publishes).toBeGreaterThan(0);
+    }
+  });
+});
+
 const chromium = findChromium();
 if (chromium === undefined && !process.env.CI) console.warn(`live-client browser test skipped: ${MISSING_CHROMIUM}`);
 
@@ -40,10 +66,12 @@ describe.skipIf(chromium === undefined && !process.env.CI)('live-client in headl
     const section = await liveClient.run({ quick: true, measure: { rounds: 1, sampleMs: 5 }, log: () => {} });
     expect(section.tables.length).toBeGreaterThanOrEqual(3);
     const perToken = section.tables[0];
-    expect(perToken?.rows.map((row) => row[0])).toHaveLength(4);
+    // The four paths timed by performance.now(), and the default path on its two wires.
+    expect(perToken?.rows.map((row) => row[0])).toHaveLength(6);
     for (const row of perToken?.rows ?? []) expect(row.slice(1, 3).every((cell) => cell.endsWith(' µs'))).toBe(true);
     const targets = section.targets ?? [];
     expect(targets.map((t) => t.target.startsWith('live client:'))).toContain(true);
+    expect(targets.filter((t) => t.target.startsWith('live client, the default path:'))).toHaveLength(2);
     for (const t of targets) expect(t.measured.length).toBeGreaterThan(0);
   }, 120_000);
 });

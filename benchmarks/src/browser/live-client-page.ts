@@ -8,14 +8,23 @@
  * It installs `globalThis.liveClientCpu`; the scenario calls it through `page.evaluate`.
  * A sample collects garbage first (Chromium started with `--js-flags=--expose-gc`) and runs
  * the path `iterations` times; the median and the fastest run go back to Node.
+ *
+ * The default path (`live`): the wire's bytes, grouped per delivery tick at load, offered by a
+ * paced stream to `createLiveJson` (or to a reader that only drains them, the baseline). Its CPU
+ * is not timed here but by the scenario, as the main thread's CPU time (the DevTools protocol's
+ * `ThreadTime`) around the call: the work is spread over timers, reads and animation frames.
  */
 
 import type { Change } from '@llmjson/core';
 import {
   applyChangeLists,
   applyChangeListsPerFrame,
+  chunksPerTick,
   decodeInClient,
+  drainBody,
   lastRead,
+  pacedBody,
+  readLiveJson,
   reparseEachToken,
   TOKENS_PER_FRAME,
 } from './live-client-work.js';
@@ -29,6 +38,23 @@ interface Input {
 }
 
 const inputs = new Map<string, Input>();
+
+/** A wire as the server wrote it: each write's bytes (text) and when, in ms from the first token. */
+export interface TimedWrite {
+  readonly at: number;
+  readonly text: string;
+}
+
+/** What the default path reads: `createLiveJson`, or the baseline that only drains the delivery. */
+export type LiveWay = 'controller' | 'drain';
+
+const wires = new Map<string, (Uint8Array | undefined)[]>();
+
+function wire(id: string): (Uint8Array | undefined)[] {
+  const found = wires.get(id);
+  if (found === undefined) throw new Error(`no wire ${id} loaded in the page: call loadWire first`);
+  return found;
+}
 
 function input(id: string): Input {
   const found = inputs.get(id);
@@ -58,6 +84,36 @@ const api = {
     const parsed = JSON.parse(json) as Input;
     inputs.set(id, parsed);
     return parsed.tokens.length;
+  },
+  /** Collects garbage (called before the CPU clock is read, so the collection is outside it). */
+  collect(): void {
+    (globalThis as { gc?: () => void }).gc?.();
+  },
+  /** Keeps one wire's writes, grouped per delivery tick; returns the number of ticks. */
+  loadWire(id: string, json: string): number {
+    const chunks = chunksPerTick(JSON.parse(json) as TimedWrite[]);
+    wires.set(id, chunks);
+    return chunks.length;
+  },
+  /**
+   * One run of the default path on the wire `id`, delivered at its pace (or all at once): the
+   * value if `withValue` (else `undefined`: serialising it for Node would be on the CPU clock),
+   * the publishes, the wall time in ms.
+   */
+  async live(
+    way: LiveWay,
+    id: string,
+    paced: boolean,
+    withValue: boolean,
+  ): Promise<{ value: unknown; publishes: number; ms: number }> {
+    const body = pacedBody(wire(id), paced);
+    const started = performance.now();
+    if (way === 'drain') {
+      await drainBody(body);
+      return { value: undefined, publishes: 0, ms: performance.now() - started };
+    }
+    const { value, publishes } = await readLiveJson(body);
+    return { value: withValue ? value : undefined, publishes, ms: performance.now() - started };
   },
   /** One run: the final value (checked in Node against JSON.parse of the document) and its time in ms. */
   async verify(path: ClientPath, id: string): Promise<{ value: unknown; ms: number }> {

@@ -16,6 +16,16 @@
  * answer already is). A fourth path applies the lists of 32 tokens (a 16 ms frame at 2 000
  * tokens/s) as one, to show what the per-token copies of the open containers cost.
  *
+ * The default path, what `useJsonStream` runs: the wire's bytes (made in Node on a virtual
+ * clock at 2 000 tokens/s by `toEventStream(createPartialStream({ emit: 'changes' }))`, with
+ * `throttle: 0` — an event per token, the client's worst case — and with its defaults) offered
+ * to `createLiveJson(response)` in the page by a stream paced at the times the server wrote them
+ * (what arrived within a 16 ms tick as one chunk), publishing once per real animation frame.
+ * Wall time is the pace's, so what is measured is the page's main-thread CPU time (the DevTools
+ * protocol's `ThreadTime`, a thread clock, so a loaded machine's waits are not counted) over the
+ * run, minus that of the same delivery read by a reader that drops the bytes (the pace's own
+ * timers and reads). Targets as the store's: ≥ 50× less than the re-parse at 100 KB, exponent ≤ 1.1.
+ *
  * React (live-react-page.ts): answers lasting 3 s (0.5 s with --quick) at 50 and 2 000 tokens/s,
  * streamed from a paced ReadableStream into `useJsonStream` (defaults), `useJsonStream` with
  * `throttle: 0`, and the AI SDK's `useObject` way written by hand; `<Profiler onRender>` counts
@@ -29,9 +39,10 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { type Change, createPartialBuilder } from '@llmjson/core';
-import type { Browser, Page } from 'playwright-core';
+import { createPartialStream, type ToEventStreamOptions, toEventStream } from '@llmjson/web';
+import type { Browser, CDPSession, Page } from 'playwright-core';
 import { bundlePage, findChromium, launchChromium, MISSING_CHROMIUM, openPage } from '../browser/chromium.js';
-import type { ClientPath, LiveClientCpu } from '../browser/live-client-page.js';
+import type { ClientPath, LiveClientCpu, LiveWay, TimedWrite } from '../browser/live-client-page.js';
 import {
   applyChangeLists,
   applyChangeListsPerFrame,
@@ -67,6 +78,16 @@ const STORE = "llmjson createPartialStore().apply(changes) + getSnapshot() per t
 const STORE_FRAME = `llmjson createPartialStore().apply(changes) + getSnapshot(), the lists of ${TOKENS_PER_FRAME} tokens as one (a 16 ms frame at 2 000 tokens/s)`;
 const REPARSE = 'AI SDK: accumulated += token; await parsePartialJson(accumulated) (ai)';
 const DECODE = "llmjson createPartialStream({ emit: 'changes' }) in the page + store (raw model text, no server)";
+
+/** The pace at which the default path's wire was written and is delivered to the page. */
+const LIVE_RATE = 2_000;
+const LIVE_PER_TOKEN = `llmjson createLiveJson(response) (defaults: a publish per animation frame) on toEventStream({ throttle: 0 })'s wire (an event per token), delivered at ${LIVE_RATE.toLocaleString('en-US').replace(/,/g, ' ')} tokens/s: main-thread CPU`;
+const LIVE_DEFAULT = `llmjson createLiveJson(response) (defaults) on toEventStream()'s wire (defaults: an event per 50 ms), delivered at ${LIVE_RATE.toLocaleString('en-US').replace(/,/g, ' ')} tokens/s: main-thread CPU`;
+
+const WIRES: readonly { readonly wire: string; readonly name: string; readonly options: ToEventStreamOptions }[] = [
+  { wire: 'per-token', name: LIVE_PER_TOKEN, options: { throttle: 0 } },
+  { wire: 'default', name: LIVE_DEFAULT, options: {} },
+];
 
 const PATHS: readonly { readonly path: ClientPath; readonly name: string; readonly ours: boolean }[] = [
   { path: 'store', name: STORE, ours: true },
@@ -164,6 +185,80 @@ interface ClientInput {
   readonly lists: Change[][];
 }
 
+/**
+ * Runs `run` with `setTimeout`, `clearTimeout` and `performance.now` on a clock that moves only
+ * when nothing else can run: after every pending job (a real `setImmediate` turn), time jumps to
+ * the earliest timer, which fires. So a paced answer of minutes is written in a second, with the
+ * events `toEventStream`'s throttle makes at that pace whatever the machine's load.
+ */
+async function onVirtualClock<T>(run: () => Promise<T>): Promise<T> {
+  const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout, now: performance.now };
+  const timers = new Map<number, { readonly at: number; readonly fire: () => void }>();
+  let now = 0;
+  let ids = 0;
+  globalThis.setTimeout = ((fire: () => void, ms?: number) => {
+    timers.set(++ids, { at: now + Math.max(0, ms ?? 0), fire });
+    return ids;
+  }) as unknown as typeof setTimeout;
+  globalThis.clearTimeout = ((id: number) => {
+    timers.delete(id);
+  }) as unknown as typeof clearTimeout;
+  Object.defineProperty(performance, 'now', { value: () => now, configurable: true, writable: true });
+  try {
+    let settled = false;
+    const result = run().finally(() => {
+      settled = true;
+    });
+    result.catch(() => {});
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (settled) return await result;
+      // Earliest first; among equal times the first set (a Map iterates in insertion order).
+      let earliest: [number, { readonly at: number; readonly fire: () => void }] | undefined;
+      for (const entry of timers) if (earliest === undefined || entry[1].at < earliest[1].at) earliest = entry;
+      if (earliest === undefined) throw new Error('virtual clock: the run waits for nothing, yet has not ended');
+      timers.delete(earliest[0]);
+      now = earliest[1].at;
+      earliest[1].fire();
+    }
+  } finally {
+    globalThis.setTimeout = real.setTimeout;
+    globalThis.clearTimeout = real.clearTimeout;
+    Object.defineProperty(performance, 'now', { value: real.now, configurable: true, writable: true });
+  }
+}
+
+/**
+ * The server's writes for `tokens` arriving at `rate` per second, through
+ * `toEventStream(createPartialStream({ emit: 'changes' }), options)`: each write's text and its
+ * time in ms from the first token, on a virtual clock (so the throttle groups what it would at
+ * that pace, and this takes no real wait).
+ */
+export function wireWrites(
+  tokens: readonly string[],
+  rate: number,
+  options: ToEventStreamOptions,
+): Promise<TimedWrite[]> {
+  return onVirtualClock(async () => {
+    let next = 0;
+    const model = new ReadableStream<string>({
+      async pull(controller) {
+        const wait = (next * 1000) / rate - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        controller.enqueue(tokens[next++] as string);
+        if (next === tokens.length) controller.close();
+      },
+    });
+    const events = toEventStream(model.pipeThrough(createPartialStream({ emit: 'changes' })), options);
+    const decoder = new TextDecoder();
+    const writes: TimedWrite[] = [];
+    for await (const chunk of events as unknown as AsyncIterable<Uint8Array>) {
+      writes.push({ at: performance.now(), text: decoder.decode(chunk, { stream: true }) });
+    }
+    return writes;
+  });
+}
+
 function inputs(quick: boolean): ClientInput[] {
   return (quick ? QUICK_SIZES : FULL_SIZES).map((bytes, i) => {
     const text = answerDocument(bytes, 210 + i);
@@ -176,6 +271,13 @@ function inputs(quick: boolean): ClientInput[] {
       lists: changeListsPerToken(tokens),
     };
   });
+}
+
+/** Per case, the default path's wires (made when the browser part runs, not for the Node cases). */
+async function wiresOf(input: ClientInput): Promise<Map<string, TimedWrite[]>> {
+  const made = new Map<string, TimedWrite[]>();
+  for (const { wire, options } of WIRES) made.set(wire, await wireWrites(input.tokens, LIVE_RATE, options));
+  return made;
 }
 
 /** The same three paths in Node, for the tests: the page runs these very functions. */
@@ -221,7 +323,107 @@ function cpuApi(page: Page) {
         id,
         iterations,
       ] as const),
+    loadWire: (id: string, json: string) =>
+      page.evaluate(([i, j]) => (globalThis as unknown as Global).liveClientCpu.loadWire(i, j), [id, json] as const),
+    collect: () => page.evaluate(() => (globalThis as unknown as Global).liveClientCpu.collect()),
+    live: (way: LiveWay, id: string, paced: boolean, withValue: boolean) =>
+      page.evaluate(([w, i, p, v]) => (globalThis as unknown as Global).liveClientCpu.live(w, i, p, v), [
+        way,
+        id,
+        paced,
+        withValue,
+      ] as const),
   };
+}
+
+/** One default-path run's figures: main-thread CPU of the controller's run and of the baseline's, publishes, wall time. */
+interface LiveRun {
+  readonly cpuMs: number;
+  readonly baselineMs: number;
+  readonly publishes: number;
+  readonly wallMs: number;
+}
+
+/** The page's main-thread CPU time so far, in ms (a thread clock: time the thread waited is not in it). */
+async function threadMs(session: CDPSession): Promise<number> {
+  const { metrics } = await session.send('Performance.getMetrics');
+  const found = metrics.find((m) => m.name === 'ThreadTime');
+  if (found === undefined)
+    throw new Error('Chromium reported no ThreadTime metric: a Chromium of 2020 or later is needed');
+  return found.value * 1000;
+}
+
+/**
+ * The default path on every case: each wire loaded, then run once paced and its value checked
+ * (also the warm-up), then per round the baseline (the delivery drained) and the controller's
+ * run, order alternating, each between two reads of the thread's CPU clock, garbage collected
+ * before. Adds a Timing per wire to each case's results: the controller's CPU minus the
+ * baseline's, per round.
+ */
+async function measureLive(
+  page: Page,
+  all: readonly ClientInput[],
+  results: SizeResult[],
+  context: RunContext,
+): Promise<Record<string, Record<string, LiveRun[]>>> {
+  const api = cpuApi(page);
+  const session = await page.context().newCDPSession(page);
+  await session.send('Performance.enable', { timeDomain: 'threadTicks' });
+  const data: Record<string, Record<string, LiveRun[]>> = {};
+  for (const [n, input] of all.entries()) {
+    const wires = await wiresOf(input);
+    data[input.label] = {};
+    for (const { wire, name } of WIRES) {
+      const id = `${input.label}/${wire}`;
+      await api.loadWire(id, JSON.stringify(wires.get(wire)));
+      context.log(`live-client: createLiveJson, ${wire} wire, ${input.label}: checking its value in Chromium`);
+      const checked = await api.live('controller', id, true, true);
+      if (!isDeepStrictEqual(checked.value, input.document)) {
+        throw new VerificationError(
+          `${name} (${input.label}, in Chromium): its final value is not JSON.parse of the document`,
+        );
+      }
+    }
+    const runs = WIRES.map((): LiveRun[] => []);
+    for (let round = 0; round < context.measure.rounds; round++) {
+      context.log(`live-client: createLiveJson CPU in Chromium, ${input.label}, round ${round + 1}`);
+      for (let k = 0; k < WIRES.length; k++) {
+        const i = (k + round) % WIRES.length;
+        const id = `${input.label}/${WIRES[i]?.wire}`;
+        const ways: LiveWay[] = round % 2 === 0 ? ['drain', 'controller'] : ['controller', 'drain'];
+        const cpu: Partial<Record<LiveWay, { ms: number; publishes: number; wallMs: number }>> = {};
+        for (const way of ways) {
+          await api.collect();
+          const before = await threadMs(session);
+          const run = await api.live(way, id, true, false);
+          cpu[way] = { ms: (await threadMs(session)) - before, publishes: run.publishes, wallMs: run.ms };
+        }
+        const controller = cpu.controller as { ms: number; publishes: number; wallMs: number };
+        runs[i]?.push({
+          cpuMs: controller.ms,
+          baselineMs: cpu.drain?.ms ?? 0,
+          publishes: controller.publishes,
+          wallMs: controller.wallMs,
+        });
+      }
+    }
+    for (const [i, { wire, name }] of WIRES.entries()) {
+      const own = runs[i] as LiveRun[];
+      (data[input.label] as Record<string, LiveRun[]>)[wire] = own;
+      // A difference at or below zero (a tiny answer on a noisy machine) is kept just above it, so ratios stay finite.
+      const roundsMs = own.map((r) => Math.max(0.01, r.cpuMs - r.baselineMs));
+      results[n]?.timings.push({
+        name,
+        layer: Layer.engine,
+        ours: false,
+        roundsMs,
+        roundsMinMs: roundsMs,
+        medianMs: median(roundsMs),
+      });
+    }
+  }
+  await session.detach();
+  return data;
 }
 
 /** Verifies every path on every case in the page, then times them over rounds (order rotating). */
@@ -293,7 +495,7 @@ function perTokenTable(results: readonly SizeResult[], all: readonly ClientInput
       ...results.map((r) => `${r.label}: µs per token`),
       `growth exponent ${results[0]?.label} → ${results.at(-1)?.label}`,
     ],
-    rows: PATHS.map(({ name }) => {
+    rows: [...PATHS.map((p) => p.name), ...WIRES.map((w) => w.name)].map((name) => {
       const cells = results.map((r, i) => {
         const t = r.timings.find((x) => x.name === name);
         const tokens = all[i]?.tokens.length ?? 1;
@@ -331,6 +533,38 @@ function cpuTargets(results: readonly SizeResult[]): TargetResult[] {
       target: `live client: the store's time grows with exponent ≤ ${EXPONENT_TARGET} from 10 KB to 100 KB (Chromium)`,
       basis: `${STORE}, ${first.label} → ${last.label}`,
       measured: `exponent ${formatExponent(e)}; fastest runs: ${formatExponent(ef)}`,
+      met: e.median <= EXPONENT_TARGET,
+    },
+    ...liveTargets(first, last),
+  ];
+}
+
+/** The same two targets for the default path (the default wire), the per-token wire's figures beside. */
+function liveTargets(first: SizeResult, last: SizeResult): TargetResult[] {
+  const find = (r: SizeResult, name: string) => r.timings.find((t) => t.name === name);
+  const reparse = find(last, REPARSE);
+  const [perToken, byDefault] = [LIVE_PER_TOKEN, LIVE_DEFAULT].map((name) => ({
+    small: find(first, name),
+    large: find(last, name),
+  }));
+  if (reparse === undefined || byDefault?.small === undefined || byDefault.large === undefined) return [];
+  const exponent = (t: { small: Timing | undefined; large: Timing | undefined } | undefined) =>
+    t?.small === undefined || t.large === undefined ? undefined : exponentOf(t.small, first.size, t.large, last.size);
+  const r = ratio(reparse, byDefault.large);
+  const e = exponent(byDefault) as ReturnType<typeof exponentOf>;
+  const rp = perToken?.large === undefined ? undefined : ratio(reparse, perToken.large);
+  const ep = exponent(perToken);
+  return [
+    {
+      target: `live client, the default path: createLiveJson on the default wire takes ≥ ${REPARSE_TARGET}× less main-thread CPU per token than the AI SDK's re-parse at 100 KB (Chromium)`,
+      basis: `${LIVE_DEFAULT}, ${last.label}, minus the same delivery drained`,
+      measured: `${formatSpread(r)}${rp === undefined ? '' : `; on the per-token wire (throttle: 0): ${formatSpread(rp)}`}`,
+      met: r.median >= REPARSE_TARGET,
+    },
+    {
+      target: `live client, the default path: its CPU grows with exponent ≤ ${EXPONENT_TARGET} from 10 KB to 100 KB (Chromium)`,
+      basis: `${LIVE_DEFAULT}, ${first.label} → ${last.label}`,
+      measured: `exponent ${formatExponent(e)}${ep === undefined ? '' : `; on the per-token wire (throttle: 0): ${formatExponent(ep)}`}`,
       met: e.median <= EXPONENT_TARGET,
     },
   ];
@@ -467,6 +701,7 @@ export const liveClient: Scenario = {
       browser = await launchChromium();
       const { page, errors } = await openPage(browser, await bundlePage('live-client-page'));
       const results = await measureCpu(page, all, context);
+      const live = await measureLive(page, all, results, context);
       if (errors.length > 0) throw new Error(`the page threw: ${errors.join('; ')}`);
       await page.close();
       const react = await openPage(browser, await bundlePage('live-react-page'));
@@ -498,7 +733,7 @@ export const liveClient: Scenario = {
         tables,
         notes,
         targets: [...cpuTargets(results), ...reactTargets(reactResults)],
-        data: { results, react: reactData, chromium: version },
+        data: { results, live, react: reactData, chromium: version },
       };
     } finally {
       await browser?.close();
