@@ -216,7 +216,9 @@ describe.skipIf(!online)(
             types: [],
             module: 'nodenext',
             moduleResolution: 'nodenext',
-            // @langchain/core's own declarations are LangChain's to check; ours are checked by attw and this consumer.
+            // On: @langchain/core's and langsmith's own declarations fail strict checks
+            // (exactOptionalPropertyTypes, Symbol.asyncDispose on ES2022). Ours compile without Node
+            // types already (packages/langchain/tsconfig.json: `types: []`).
             skipLibCheck: true,
           };
           writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.mts'] }));
