@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { FACTORY_OPTION_NAMES } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
+import { AG_UI_OPTION_NAMES } from '../../packages/ag-ui/src/option-names.js';
 import { CONTRACTS_OPTION_NAMES } from '../../packages/contracts/src/option-names.js';
 import { LANGCHAIN_OPTION_NAMES } from '../../packages/langchain/src/option-names.js';
 import { LIVE_OPTION_NAMES } from '../../packages/web/src/live-source.js';
@@ -44,6 +45,7 @@ const lists: [string, readonly string[]][] = [
   ...Object.entries(WIRE_OPTION_NAMES),
   ...Object.entries(LANGCHAIN_OPTION_NAMES),
   ...Object.entries(LIVE_OPTION_NAMES),
+  ...Object.entries(AG_UI_OPTION_NAMES),
 ];
 
 describe('docs/guide/options.md', () => {
