@@ -5,7 +5,7 @@
  * held, under arbitrary chunking; deltas coalesced by the throttle; and the round trip back to
  * change lists. Hostile state events become diagnostics, never exceptions.
  */
-import { test as fcTest } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { DIAGNOSTIC_EVENT, fromAgUiState, mergeChanges, type StateEvent, toAgUiState } from '@llmjson/ag-ui';
 import { applyChanges, type Change } from '@llmjson/core';
 import { createPartialStore, createPartialStream } from '@llmjson/web';
@@ -199,4 +199,46 @@ describe('in: fromAgUiState', () => {
       ['provider-error', 11],
     ]);
   });
+});
+
+describe('in: fromAgUiState on arbitrary events', () => {
+  const pointer = fc.oneof(
+    fc.constantFrom('', '/a', '/a/0', '/a/-', '/__proto__', '/__proto__/x', '/constructor/prototype', '/b~1c', '/~2'),
+    fc.string({ maxLength: 12 }),
+  );
+  const op = fc.record(
+    {
+      op: fc.constantFrom('add', 'replace', 'remove', 'move', 'copy', 'test', 'append', 42),
+      path: fc.oneof(pointer, fc.jsonValue({ maxDepth: 1 })),
+      value: fc.jsonValue({ maxDepth: 3 }),
+      from: pointer,
+    },
+    { requiredKeys: ['op'] },
+  );
+  const event = fc.oneof(
+    fc.record({ type: fc.constant('STATE_SNAPSHOT'), snapshot: fc.jsonValue({ maxDepth: 3 }) }, { requiredKeys: [] }),
+    fc.record({
+      type: fc.constant('STATE_DELTA'),
+      delta: fc.oneof(fc.array(op, { maxLength: 6 }), fc.jsonValue({ maxDepth: 2 })),
+    }),
+    fc.record({
+      type: fc.constantFrom('RUN_ERROR', 'CUSTOM', 'TOOL_CALL_ARGS'),
+      message: fc.jsonValue({ maxDepth: 1 }),
+    }),
+    fc.jsonValue({ maxDepth: 2 }),
+  );
+
+  fcTest.prop([fc.array(event, { maxLength: 12 })], { numRuns })(
+    'never throws: every event is changes that apply, a diagnostic, or ignored; no prototype is touched',
+    async (events) => {
+      const items = await collect(fromAgUiState(events));
+      const store = createPartialStore();
+      await store.feed(fromAgUiState(events));
+      // The store refuses nothing: every change list fromAgUiState let through applies.
+      expect(store.diagnostics.filter((d) => d.reason === 'unrecognized' && d.line === undefined)).toEqual([]);
+      expect(items.filter((i) => i.type === 'diagnostic').length).toBe(store.diagnostics.length);
+      expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+      expect(({} as Record<string, unknown>).x).toBeUndefined();
+    },
+  );
 });
