@@ -24,8 +24,10 @@
  *    is validated at the end. An answer that holds no complete document (cut off, broken, or no
  *    JSON at all) ends with the exception too, after the partial values it did give.
  * 4. Fences (```` ```json ````, ```` ```jsonl ````, ```` ```JSON ````, bare) and prose before
- *    the document are skipped, and anything after it is ignored (the builder's rule: the
- *    document starts at the first `{` or `[` after prose).
+ *    the document are skipped, and anything after it is ignored. In prose the document starts
+ *    after a fence line or at a line that starts with `{` or `[`, never at a bracket inside a
+ *    line (`see [1]`): document-locator.ts. JSON inside a prose line is found at the end, once,
+ *    by salvage (`extractJson`), and delivered then: complete, validated, no partials before it.
  */
 
 import type { CallbackManagerForChainRun } from '@langchain/core/callbacks/manager';
@@ -38,6 +40,7 @@ import {
   createPartialBuilder,
   type DeepPartial,
   type Diagnostic,
+  extractJson,
   type PartialBuilder,
   type PartialOptions,
   type SchemaInput,
@@ -45,6 +48,7 @@ import {
 } from '@llmjson/core';
 import { checkChoice, checkOptionNames, namesChecked, optionNames } from '@llmjson/core/internal';
 import { type JsonPatchOperation, toJsonPatch } from '@llmjson/web';
+import { DocumentLocator, maskedPrefix } from './document-locator.js';
 import {
   AnswerText,
   chunkText,
@@ -191,12 +195,37 @@ export class PartialJsonOutputParser<
     );
   }
 
+  /**
+   * One run: the locator, the builder, and at the end the salvage of a document the locator
+   * never saw start (JSON inside a prose line), fed to a fresh builder once, offsets kept.
+   */
+  #run(produced: Produced[], whole: boolean) {
+    const locator = new DocumentLocator();
+    let builder = this.#builder(produced, whole);
+    return {
+      write(text: string) {
+        builder.write(locator.write(text));
+      },
+      end: (answer: string) => {
+        const found = locator.started ? undefined : extractJson(answer);
+        if (found === undefined) {
+          builder.end();
+        } else {
+          builder = this.#builder(produced, whole);
+          builder.write(maskedPrefix(answer.slice(0, found.start)) + answer.slice(found.start, found.end));
+          builder.end();
+        }
+        return builder;
+      },
+    };
+  }
+
   override async *_transform(
     input: AsyncGenerator<string | BaseMessage>,
     run?: CallbackManagerForChainRun,
   ): AsyncGenerator<JsonParserOutput<SchemaValue<S>, E>> {
     const produced: Produced[] = [];
-    const builder = this.#builder(produced, false);
+    const parse = this.#run(produced, false);
     const channel = new DiagnosticChannel(this.#options.onDiagnostic, run);
     const answer = new AnswerText();
     // Patch mode keeps the value the operations apply to (applyChanges works in place: linear).
@@ -225,13 +254,14 @@ export class PartialJsonOutputParser<
     for await (const chunk of input) {
       const text = this.#text(chunk);
       answer.add(text);
-      builder.write(text);
+      parse.write(text);
       yield* drain();
     }
-    builder.end();
+    const builder = parse.end(answer.toString());
     yield* drain();
-    if (!builder.complete)
+    if (!builder.complete) {
       throw new LlmjsonOutputParserException(noDocument(builder.stats.characters), answer.toString());
+    }
   }
 
   /**
@@ -240,10 +270,10 @@ export class PartialJsonOutputParser<
    */
   async #parseWhole(text: string, run: CallbackManagerForChainRun | undefined): Promise<unknown> {
     const produced: Produced[] = [];
-    const builder = this.#builder(produced, true);
+    const parse = this.#run(produced, true);
     const channel = new DiagnosticChannel(this.#options.onDiagnostic, run);
-    builder.write(text);
-    builder.end();
+    parse.write(text);
+    const builder = parse.end(text);
     const changes: Change[] = [];
     for (const entry of produced) {
       if ('diagnostic' in entry) {

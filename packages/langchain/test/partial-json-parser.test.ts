@@ -356,3 +356,48 @@ describe('PartialJsonOutputParser: linear work', () => {
     expect(ours.read).toBe(long.length);
   });
 });
+
+describe('PartialJsonOutputParser: where the document starts', () => {
+  const citation = `Here are the [3] planets, see {ref}:\n\`\`\`json\n${ANSWER}\n\`\`\`\nThat is all [1].`;
+
+  fcTest.prop([fc.array(fc.integer({ min: 0, max: citation.length }), { maxLength: 30 })], { numRuns })(
+    'brackets inside prose lines never start the document: a fenced answer after "[3]" and "{ref}", any chunking',
+    async (points) => {
+      const values = await streamed(
+        chain(splitAnswer(citation, points), new PartialJsonOutputParser({ schema: planets })),
+      );
+      expect(values.at(-1)).toEqual(VALUE);
+      for (const value of values) expect(growsInto(value, VALUE)).toBe(true);
+    },
+  );
+
+  test('a line of prose, then a line that starts the document (no fence)', async () => {
+    const text = `The [draft] answer:\n  ${ANSWER}\nbye`;
+    expect((await streamed(chain(splitAnswer(text, [4, 5, 22, 30]), new PartialJsonOutputParser()))).at(-1)).toEqual(
+      VALUE,
+    );
+  });
+
+  test.each(['values', 'changes', 'patch'] as const)(
+    "JSON inside a prose line is salvaged at the end, validated (emit: '%s')",
+    async (emit) => {
+      const text = `Sure, here it is: ${ANSWER} Anything else?`;
+      const outputs = await streamed(
+        chain(splitAnswer(text, [7, 30, 90]), new PartialJsonOutputParser({ schema: planets, emit })),
+      );
+      if (emit === 'values') expect(outputs).toEqual([VALUE]);
+      if (emit === 'changes') expect(applyChanges(undefined, outputs.flat() as Change[])).toEqual(VALUE);
+      if (emit === 'patch') expect(applyPatch({}, outputs.flat() as Operation[]).newDocument).toEqual(VALUE);
+      expect(await new PartialJsonOutputParser({ emit }).invoke(text)).toBeDefined();
+    },
+  );
+
+  test("a violation's offset is an offset of the answer, prose before the document included", async () => {
+    const text = `Note [1]:\n\`\`\`json\n{"title": "T", "meta": {"source": "S", "year": "soon"}}\n\`\`\``;
+    const error = await rejection(() =>
+      streamed(chain([text.slice(0, 12), text.slice(12)], new PartialJsonOutputParser({ schema: planets }))),
+    );
+    const { offset } = (error as LlmjsonOutputParserException).diagnostic;
+    expect(text.slice(offset)).toMatch(/^"soon"/);
+  });
+});
