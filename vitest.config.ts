@@ -20,6 +20,7 @@ const SOURCES: Record<string, string> = {
   '@llmjson/ag-ui': source('ag-ui/src/index.ts'),
   '@llmjson/langchain': source('langchain/src/index.ts'),
   '@llmjson/ai-sdk': source('ai-sdk/src/index.ts'),
+  '@llmjson/tanstack-ai': source('tanstack-ai/src/index.ts'),
   '@llmjson/contracts': source('contracts/src/index.ts'),
   '@llmjson/cli': source('cli/src/index.ts'),
 };
