@@ -11,7 +11,7 @@
 
 export { type AgUiStateItem, fromAgUi, fromAgUiState } from './from-ag-ui.js';
 export { AG_UI_RUN_OPTIONS, type AgUiRunOptions, agUiRun } from './run-events.js';
-export { type AgUiEvents, DIAGNOSTIC_EVENT, diagnosticEvent, type Source } from './source.js';
+export { type AgUiEvents, DIAGNOSTIC_EVENT, diagnosticEvent, type Source, type Subscribable } from './source.js';
 export {
   DEFAULT_STATE_THROTTLE,
   mergeChanges,

@@ -41,8 +41,85 @@ interface ReaderLike<T> {
   };
 }
 
-/** A source of items: an async iterable, a ReadableStream, a stream object with a `readable`, or an array. */
-export type Source<T> = AsyncIterable<T> | ReaderLike<T> | { readonly readable: ReaderLike<T> } | readonly T[];
+/** What is read of an Observable (rxjs, which AG-UI's `agent.run(input)` returns): `subscribe`. */
+export interface Subscribable<T> {
+  subscribe(observer: { next(value: T): void; error(error: unknown): void; complete(): void }): {
+    unsubscribe(): void;
+  };
+}
+
+/**
+ * A source of items: an async iterable, a ReadableStream, a stream object with a `readable`, an
+ * array, or an Observable (subscribed at the first read; it cannot be paused, so what it emits
+ * before the consumer reads is queued).
+ */
+export type Source<T> =
+  | AsyncIterable<T>
+  | ReaderLike<T>
+  | { readonly readable: ReaderLike<T> }
+  | readonly T[]
+  | Subscribable<T>;
+
+/** An Observable read one item at a time. */
+class ObservableReader<T> {
+  readonly #source: Subscribable<T>;
+  #subscription: { unsubscribe(): void } | undefined;
+  readonly #items: T[] = [];
+  #read = 0;
+  #state: 'open' | 'complete' | 'failed' = 'open';
+  #error: unknown;
+  #wake: (() => void) | undefined;
+
+  constructor(source: Subscribable<T>) {
+    this.#source = source;
+  }
+
+  readonly #notify = () => {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  };
+
+  async next(): Promise<IteratorResult<T>> {
+    this.#subscription ??= this.#source.subscribe({
+      next: (value) => {
+        this.#items.push(value);
+        this.#notify();
+      },
+      error: (error) => {
+        this.#state = 'failed';
+        this.#error = error;
+        this.#notify();
+      },
+      complete: () => {
+        this.#state = 'complete';
+        this.#notify();
+      },
+    });
+    for (;;) {
+      if (this.#read < this.#items.length) {
+        const value = this.#items[this.#read++] as T;
+        // Keep the queue short: drop what was read once it is most of the array.
+        if (this.#read > 1024 && this.#read * 2 > this.#items.length) {
+          this.#items.splice(0, this.#read);
+          this.#read = 0;
+        }
+        return { done: false, value };
+      }
+      if (this.#state === 'failed') throw this.#error;
+      if (this.#state === 'complete') return { done: true, value: undefined };
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+    }
+  }
+
+  stop(): void {
+    this.#subscription?.unsubscribe();
+    this.#state = 'complete';
+    this.#notify();
+  }
+}
 
 interface Emitter {
   on(event: 'diagnostic', listener: (d: Diagnostic) => void): unknown;
@@ -85,9 +162,13 @@ export class Reader<T> {
       const iterator = (readable as Iterable<T>)[Symbol.iterator]();
       this.#next = async () => iterator.next();
       this.#stop = async () => iterator.return?.();
+    } else if (typeof (readable as Partial<Subscribable<T>> | null)?.subscribe === 'function') {
+      const observable = new ObservableReader(readable as Subscribable<T>);
+      this.#next = () => observable.next();
+      this.#stop = async () => observable.stop();
     } else {
       throw new TypeError(
-        `${name}: the source must be an async iterable, a ReadableStream, an array or a stream with a readable side (the stream createToolCallStream or createPartialStream returned), got ${source === null ? 'null' : typeof source}`,
+        `${name}: the source must be an async iterable, a ReadableStream, an array, an Observable or a stream with a readable side (the stream createToolCallStream or createPartialStream returned), got ${source === null ? 'null' : typeof source}`,
       );
     }
     const emitter = source as Partial<Emitter>;

@@ -3,7 +3,7 @@
  * RUN_FINISHED), accepted by @ag-ui/core's schema; a source that throws ends the run with
  * RUN_ERROR and nothing is read after it; `fromAgUi` writes events as the lines `input: 'ag-ui'` reads.
  */
-import { agUiRun, fromAgUi, toAgUiState } from '@llmjson/ag-ui';
+import { agUiRun, fromAgUi, fromAgUiState, toAgUiState } from '@llmjson/ag-ui';
 import type { Change } from '@llmjson/core';
 import { expect, test } from 'vitest';
 import { collect, expectAgUiEvents } from './helpers.js';
@@ -64,4 +64,52 @@ test('fromAgUi: one JSON line per event', async () => {
     '{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n',
     '{"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n',
   ]);
+});
+
+/** A minimal Observable, as AG-UI's `agent.run(input)` returns (rxjs): emits `events` when subscribed. */
+function observable(events: readonly object[], fail?: Error) {
+  const log: string[] = [];
+  return {
+    log,
+    subscribe(observer: { next(value: object): void; error(error: unknown): void; complete(): void }) {
+      log.push('subscribe');
+      let stopped = false;
+      queueMicrotask(() => {
+        for (const event of events) if (!stopped) observer.next(event);
+        if (stopped) return;
+        if (fail === undefined) observer.complete();
+        else observer.error(fail);
+      });
+      return {
+        unsubscribe() {
+          stopped = true;
+          log.push('unsubscribe');
+        },
+      };
+    },
+  };
+}
+
+test('fromAgUi and fromAgUiState read an Observable: subscribed at the first read, unsubscribed when the reader stops early, its error passed on', async () => {
+  const events = [
+    { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
+    { type: 'STATE_SNAPSHOT', snapshot: { a: 'x' } },
+    { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/a', value: 'xy' }] },
+    { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
+  ];
+  const whole = observable(events);
+  const lines = fromAgUi(whole);
+  expect(whole.log).toEqual([]);
+  expect((await collect(lines)).length).toBe(4);
+  const state = await collect(fromAgUiState(observable(events)));
+  expect(state.map((i) => i.type)).toEqual(['changes', 'changes']);
+  const early = observable(events);
+  for await (const line of fromAgUi(early)) {
+    expect(line).toContain('RUN_STARTED');
+    break;
+  }
+  expect(early.log).toEqual(['subscribe', 'unsubscribe']);
+  await expect(collect(fromAgUi(observable(events.slice(0, 1), new Error('agent failed'))))).rejects.toThrow(
+    'agent failed',
+  );
 });
