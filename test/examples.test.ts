@@ -78,3 +78,22 @@ test('examples/ag-ui/run.mjs: tool calls and state as valid AG-UI events, a viol
     'state with the default 50 ms throttle, the answer arriving at once: STATE_SNAPSHOT, STATE_DELTA',
   );
 });
+
+test('examples/tanstack-ai/run.mjs: parallel tool calls parsed incrementally inside StreamProcessor, a violation as soon as it is certain', () => {
+  const out = execFileSync(process.execPath, ['examples/tanstack-ai/run.mjs'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(out).toContain('call-2 so far: {"city":"Kyoto","days":3,"stops":["Gion"]}');
+  expect(out).toContain('call-1 input-complete: {"city":"Lyon","days":2,"stops":["Fourvière","Vieux Lyon"]}');
+  expect(out).toContain('call-2 input-complete: {"city":"Kyoto","days":3,"stops":["Gion","Arashiyama"]}');
+  const [read, total, whole] = (/read (\d+) characters of (\d+) \(parsing each text whole: (\d+)\)/.exec(out) ?? [])
+    .slice(1)
+    .map(Number);
+  expect(read).toBe(total);
+  expect(whole).toBeGreaterThan(5 * (total ?? 0));
+  expect(out).toContain(
+    'violation: the number at /days is 40, above maximum 14 (after "{\\"city\\": \\"Oslo\\", \\"days\\": 40,")',
+  );
+});
