@@ -6,6 +6,7 @@
 
 import { parseArgs } from 'node:util';
 import { environment, renderMarkdown, targetsSection, writeResults } from './report.js';
+import { aiSdkOutput } from './scenarios/ai-sdk-output.js';
 import { cliBig } from './scenarios/cli-big.js';
 import { concurrentStreams } from './scenarios/concurrent-streams.js';
 import { delivery } from './scenarios/delivery.js';
@@ -39,6 +40,7 @@ const scenarios: readonly Scenario[] = [
   cliBig,
   liveClient,
   liveWire,
+  aiSdkOutput,
 ];
 
 // `pnpm bench -- --quick` forwards the `--` itself.

@@ -16,6 +16,7 @@ import {
   triadSchema,
 } from '../../benchmarks/src/inputs.js';
 import type { Scenario } from '../../benchmarks/src/scenario.js';
+import { aiSdkOutput } from '../../benchmarks/src/scenarios/ai-sdk-output.js';
 import { delivery } from '../../benchmarks/src/scenarios/delivery.js';
 import { elements } from '../../benchmarks/src/scenarios/elements.js';
 import { failFast } from '../../benchmarks/src/scenarios/fail-fast.js';
@@ -42,6 +43,8 @@ const scenarios: Scenario[] = [
   failFast,
   liveClient,
   liveWire,
+  // ai 7 needs Node >= 22: on Node 20 the scenario warns and has no cases.
+  ...(aiSdkOutput.cases(true).length > 0 ? [aiSdkOutput] : []),
 ];
 
 describe.each(scenarios.map((s) => [s.name, s] as const))('scenario %s', (_name, scenario) => {
