@@ -11,6 +11,7 @@ import { describe, expect, test } from 'vitest';
 import { AG_UI_OPTION_NAMES } from '../../packages/ag-ui/src/option-names.js';
 import { CONTRACTS_OPTION_NAMES } from '../../packages/contracts/src/option-names.js';
 import { LANGCHAIN_OPTION_NAMES } from '../../packages/langchain/src/option-names.js';
+import { TANSTACK_AI_OPTION_NAMES } from '../../packages/tanstack-ai/src/option-names.js';
 import { LIVE_OPTION_NAMES } from '../../packages/web/src/live-source.js';
 import { WIRE_OPTION_NAMES } from '../../packages/web/src/wire-format.js';
 
@@ -46,6 +47,7 @@ const lists: [string, readonly string[]][] = [
   ...Object.entries(LANGCHAIN_OPTION_NAMES),
   ...Object.entries(LIVE_OPTION_NAMES),
   ...Object.entries(AG_UI_OPTION_NAMES),
+  ...Object.entries(TANSTACK_AI_OPTION_NAMES),
 ];
 
 describe('docs/guide/options.md', () => {
