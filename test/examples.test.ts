@@ -97,3 +97,30 @@ test('examples/tanstack-ai/run.mjs: parallel tool calls parsed incrementally ins
     'violation: the number at /days is 40, above maximum 14 (after "{\\"city\\": \\"Oslo\\", \\"days\\": 40,")',
   );
 });
+
+// ai 7 (examples/ai-sdk) needs Node >= 22: on Node 20 this example is skipped, and says so.
+const aiSdkNode = Number(process.versions.node.split('.')[0]);
+if (aiSdkNode < 22) console.warn(`examples/ai-sdk/run.mjs skipped: ai 7 needs Node >= 22, this is ${process.version}`);
+test.skipIf(aiSdkNode < 22)(
+  'examples/ai-sdk/run.mjs: object() partials and output, failFast stops the model, jsonl lines, a cut-off array, fullStream parts',
+  () => {
+    const out = execFileSync(process.execPath, ['examples/ai-sdk/run.mjs'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(out).toMatch(/object: \d+ partials, the last equals the output: true/);
+    expect(out).toContain(
+      'output: {"city":"Lyon","days":2,"stops":[{"name":"Fourvière","hours":2},{"name":"Vieux Lyon","hours":3}]}',
+    );
+    expect(out).toContain('generateText: Lyon, 2 days');
+    expect(out).toContain('failFast: ContractViolationError at /days (minimum)');
+    const [read, total] = (/the model was read for (\d+) of (\d+) chunks/.exec(out) ?? []).slice(1).map(Number);
+    expect(read).toBeLessThan((total ?? 0) / 100);
+    expect(out).toContain(
+      'jsonl object: {"name":"Fourvière","hours":2}\njsonl dropped: line 2: schema\njsonl object: {"name":"Vieux Lyon","hours":3}',
+    );
+    expect(out).toContain('array (cut off): [{"name":"Fourvière","hours":2},{"name":"Vieux Lyon","hours":3}]');
+    expect(out).toMatch(/fullStream custom parts: \{"llmjson\.partial":\d+,"llmjson\.value":1\}/);
+  },
+);
