@@ -684,6 +684,8 @@ export const liveClient: Scenario = {
     "The AI SDK's way: the text so far grows by the token and is parsed whole again with parsePartialJson from ai (awaited, as useObject does). " +
     "The no-server path: the raw model text decoded in the page by @llmjson/web's createPartialStream({ emit: 'changes' }) into a store. " +
     'The three paths are one module (browser/live-client-work.ts), bundled by esbuild into the page; each must reach JSON.parse of the document in the page before it is timed. ' +
+    `The default path (what useJsonStream runs): createLiveJson(response) with its defaults (a publish per animation frame, real requestAnimationFrame) on the wire toEventStream(createPartialStream({ emit: 'changes' })) wrote for tokens arriving at ${LIVE_RATE} per second (made in Node on a virtual clock; with throttle: 0, an event per token, and with the default 50 ms throttle), ` +
+    'delivered in the page by a ReadableStream on a 16 ms timer (what the server wrote within each 16 ms as one chunk); wall time is the pace’s, so the figure is the main thread’s CPU time (the DevTools protocol’s ThreadTime, a thread clock) over the run minus that of the same delivery drained by a bare reader. ' +
     'The growth exponent is of the whole answer’s time: 1.0 is the same cost per token however long the answer already is, 2.0 a cost per token growing with the answer. ' +
     `React: answers lasting ${WINDOW_SECONDS} s (${QUICK_WINDOW_SECONDS} s with --quick) at ${RATES.join(' and ')} tokens per second, offered by a paced ReadableStream (every token due enqueued as its own chunk, then a timer), rendered as a title and a list of memoised items; ` +
     "<Profiler onRender> (react-dom's profiling build) counts the commits and a requestAnimationFrame loop the frames, from the first token offered to the final commit, whose value must equal JSON.parse of the answer in every run. " +
@@ -722,6 +724,7 @@ export const liveClient: Scenario = {
         `Tokens: ${all.map((x) => `${x.label} ${x.tokens.length} tokens, ${x.lists.length} change lists`).join('; ')}.`,
         'Every path returns its final value, which must equal JSON.parse of the document (checked in the page before timing, twice unless one run takes over 5 s; the tests run the same module in Node).',
         `Before timing, every path ran ${WARM_UP_RUNS} times on the ${all[0]?.label} answer (JIT warm-up); a sample collects garbage first.`,
+        `The default path: ${LIVE_RATE} tokens/s, so the 10 KB and 100 KB answers last about ${all.map((x) => `${(x.tokens.length / LIVE_RATE).toFixed(1)} s`).join(' and ')}; each round runs the baseline (the delivery drained) and the controller, order alternating, garbage collected before each; its value is checked against JSON.parse in the page once per wire and size before the rounds (also the warm-up).`,
         'Figures from one process run; quote ratios between paths of the same run, not absolute times (the machine may be shared).',
         `React: ${reactResults.map((r) => `${r.tokens} tokens at ${r.rate} tokens/s`).join(', ')}; each way ran ${context.measure.rounds} times per rate (order rotating). ` +
           "A status commit is one whose render showed a new status (the mount's 'idle', 'streaming', 'done'): the live controller publishes a status change at once, not throttled; the other commits carry tokens. " +
