@@ -23,7 +23,7 @@
  */
 
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
-import { type Diagnostic, DiagnosticReason } from '../diagnostics/diagnostics.js';
+import { DiagnosticReason } from '../diagnostics/diagnostics.js';
 import { JsonArrayFramer } from './array-framing.js';
 import type { EndPosition, FramerSink } from './framer-sink.js';
 
