@@ -37,7 +37,7 @@ import {
   namesChecked,
   optionNames,
 } from '@llmjson/core/internal';
-import type { OutputInterface } from 'ai';
+import type { Output } from 'ai';
 import { elementTransform } from './element-transform.js';
 import { jsonResponseFormat, noDocument } from './object-output.js';
 import {
@@ -112,7 +112,7 @@ function elementsOf(value: unknown): unknown[] | undefined {
  */
 export function array<S extends SchemaInput>(
   options: ArrayOutputOptions<S>,
-): OutputInterface<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>> {
+): Output.Output<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>> {
   checkOptionNames('array', options, ARRAY_OUTPUT_OPTIONS);
   const schema = options.element;
   if (schema === undefined) {
@@ -241,7 +241,7 @@ export function array<S extends SchemaInput>(
 
     createElementStreamTransform() {
       return elementTransform<SchemaValue<S>>() as unknown as ReturnType<
-        OutputInterface<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>>['createElementStreamTransform']
+        Output.Output<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>>['createElementStreamTransform']
       >;
     },
   };

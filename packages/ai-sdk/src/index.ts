@@ -5,6 +5,7 @@
  * dependency; nothing here runs at import (tree-shakable).
  */
 
+export type { DeepPartial, Diagnostic } from '@llmjson/core';
 export { ARRAY_OUTPUT_OPTIONS, type ArrayOutputOptions, array } from './array-output.js';
 export { JSONL_OUTPUT_OPTIONS, type JsonlOutputOptions, jsonl } from './jsonl-output.js';
 export { OBJECT_OUTPUT_OPTIONS, type ObjectOutputOptions, object } from './object-output.js';

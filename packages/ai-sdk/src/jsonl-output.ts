@@ -28,7 +28,7 @@ import {
   type SchemaValue,
 } from '@llmjson/core';
 import { checkOptionNames, namesChecked, optionNames, prefixCheckDefault } from '@llmjson/core/internal';
-import type { OutputInterface } from 'ai';
+import type { Output } from 'ai';
 import { elementTransform } from './element-transform.js';
 import {
   type CompleteContext,
@@ -88,7 +88,7 @@ interface Run {
  */
 export function jsonl<S extends SchemaInput>(
   options: JsonlOutputOptions<S> = {},
-): OutputInterface<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>> {
+): Output.Output<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>> {
   checkOptionNames('jsonl', options, JSONL_OUTPUT_OPTIONS);
   const { onDiagnostic: _onDiagnostic, failFast: _failFast, abortController: _abortController, ...engine } = options;
   const prefixCheck = prefixCheckDefault(options);
@@ -178,7 +178,7 @@ export function jsonl<S extends SchemaInput>(
         return channel.failure === undefined ? current.values : undefined;
       };
       return elementTransform<SchemaValue<S>>(atEnd) as unknown as ReturnType<
-        OutputInterface<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>>['createElementStreamTransform']
+        Output.Output<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>>['createElementStreamTransform']
       >;
     },
   };

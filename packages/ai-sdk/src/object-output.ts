@@ -37,7 +37,7 @@ import {
   type SchemaValue,
 } from '@llmjson/core';
 import { checkOptionNames, namesChecked, optionNames } from '@llmjson/core/internal';
-import type { OutputInterface } from 'ai';
+import type { Output } from 'ai';
 import {
   type CompleteContext,
   DiagnosticChannel,
@@ -110,13 +110,13 @@ export function jsonResponseFormat(
   schema: Record<string, unknown> | undefined,
   name: string | undefined,
   description: string | undefined,
-): OutputInterface['responseFormat'] {
+): Output.Output['responseFormat'] {
   return Promise.resolve({
     type: 'json' as const,
     ...(schema !== undefined && { schema }),
     ...(name !== undefined && { name }),
     ...(description !== undefined && { description }),
-  }) as OutputInterface['responseFormat'];
+  }) as Output.Output['responseFormat'];
 }
 
 /**
@@ -125,7 +125,7 @@ export function jsonResponseFormat(
  */
 export function object<S extends SchemaInput>(
   options: ObjectOutputOptions<S>,
-): OutputInterface<SchemaValue<S>, DeepPartial<SchemaValue<S>>, never> {
+): Output.Output<SchemaValue<S>, DeepPartial<SchemaValue<S>>, never> {
   checkOptionNames('object', options, OBJECT_OUTPUT_OPTIONS);
   const {
     name,
