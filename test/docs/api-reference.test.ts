@@ -20,7 +20,7 @@
  * `_llmjson_core..html`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,4 +95,18 @@ test('every module of the reference has a name; a main entry point is `index`', 
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+});
+
+test('typedoc.json lists every published package (a new package is in the reference from its first commit)', () => {
+  const listed = (JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')) as { entryPoints: string[] })
+    .entryPoints;
+  const published = readdirSync(join(root, 'packages'))
+    .filter((name) => {
+      const manifest = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as {
+        private?: boolean;
+      };
+      return manifest.private !== true;
+    })
+    .map((name) => `packages/${name}`);
+  expect([...listed].sort()).toEqual(published.sort());
 });
