@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { FACTORY_OPTION_NAMES } from '@llmjson/core/internal';
 import { describe, expect, test } from 'vitest';
 import { AG_UI_OPTION_NAMES } from '../../packages/ag-ui/src/option-names.js';
+import { AI_SDK_OPTION_NAMES } from '../../packages/ai-sdk/src/option-names.js';
 import { CONTRACTS_OPTION_NAMES } from '../../packages/contracts/src/option-names.js';
 import { LANGCHAIN_OPTION_NAMES } from '../../packages/langchain/src/option-names.js';
 import { TANSTACK_AI_OPTION_NAMES } from '../../packages/tanstack-ai/src/option-names.js';
@@ -48,6 +49,7 @@ const lists: [string, readonly string[]][] = [
   ...Object.entries(LIVE_OPTION_NAMES),
   ...Object.entries(AG_UI_OPTION_NAMES),
   ...Object.entries(TANSTACK_AI_OPTION_NAMES),
+  ...Object.entries(AI_SDK_OPTION_NAMES),
 ];
 
 describe('docs/guide/options.md', () => {
