@@ -13,7 +13,6 @@
  * 019's; it skips, saying so, only when npm cannot reach its registry.
  */
 
-import { spawn } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -28,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { explain, type Result, run } from '../support/packaging.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONSUMER = fileURLToPath(new URL('react-consumer/', import.meta.url));
@@ -39,45 +39,6 @@ const REACT_FLOOR = '18.0.0';
 /** Installs from the registry take a while on a cold cache. */
 const SLOW = 300_000;
 const CHECK = 120_000;
-
-interface Result {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs a command without a shell and collects its output (async: vitest's worker stays responsive). */
-function run(command: string, args: readonly string[], cwd: string, timeoutMs = SLOW): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      stdout += text;
-    });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-    });
-    const timer = setTimeout(() => {
-      stderr += `\n[killed after ${timeoutMs} ms]`;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ code: null, stdout, stderr: `${stderr}${error.message}` });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** A failure message that says which command failed and shows the end of what it printed. */
-function explain(what: string, result: Result): string {
-  const tail = (text: string) => text.trim().split('\n').slice(-40).join('\n');
-  return `${what}: exit ${result.code}\n--- stdout\n${tail(result.stdout)}\n--- stderr\n${tail(result.stderr)}`;
-}
 
 /** The version the workspace installed of `name` (what the tests ran against), from `from`'s node_modules. */
 const workspaceVersion = (name: string, from = ROOT): string =>
