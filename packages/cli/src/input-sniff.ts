@@ -16,7 +16,10 @@
  *   in that shape; when one does, `--input text` reads it as text.
  *   An AI SDK `fullStream` file (one part per line, `{"type": "text-delta", ...}`) names no
  *   model: its first line is a part whose type has a hyphen (`text-delta`, `start-step`...),
- *   or the `{"type": "start"}` part every such stream opens with followed by one.
+ *   or the `{"type": "start"}` part every such stream opens with followed by one. AG-UI events
+ *   one per line (`fromAgUi` of @llmjson/ag-ui writes them so) name no model either: their first
+ *   line is an AG-UI event type (`RUN_STARTED`, `TEXT_MESSAGE_CONTENT`...) carrying one of the
+ *   protocol's ids (`threadId`, `runId`, `messageId`, `toolCallId`). An AG-UI SSE body is SSE.
  * - Gemini's JSON-array body (`streamGenerateContent` without `alt=sse`) when the input is `[`
  *   then an object whose first key is one a `GenerateContentResponse` starts with
  *   (`candidates`, `usageMetadata`, `promptFeedback`, `modelVersion`...) and that object, once
@@ -150,10 +153,15 @@ export function providerOfLine(line: string): ProviderFormat | undefined {
   const provider = probeProvider(event);
   // AI SDK parts name no model; a type with a hyphen (`text-delta`) is not a word an answer uses.
   if (provider === 'ai-sdk') return typeof event.type === 'string' && event.type.includes('-') ? provider : undefined;
+  // AG-UI events name no model either; an event type of the protocol with one of its ids is not an answer's line.
+  if (provider === 'ag-ui') return AG_UI_IDS.some((key) => typeof event[key] === 'string') ? provider : undefined;
   if (!namesModel(event)) return undefined;
   if (provider === 'ollama' && typeof event.done !== 'boolean') return undefined;
   return provider;
 }
+
+/** The ids AG-UI events carry (a run's, a message's, a tool call's): one of them marks an agent's event line. */
+const AG_UI_IDS = ['threadId', 'runId', 'messageId', 'toolCallId'] as const;
 
 /** The format core's `auto` detection reads `event` as. */
 function probeProvider(event: Json): ProviderFormat | undefined {

@@ -158,6 +158,21 @@ describe('provider streams are decoded without a flag', () => {
     ]
       .map((part) => `${JSON.stringify(part)}\n`)
       .join('');
+  const agUiEvents = (text: string) => [
+    { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' },
+    { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+    ...(text.match(/[\s\S]{1,3}/g) ?? []).map((delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta })),
+    { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+    { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' },
+  ];
+  const agUiLines = (text: string) =>
+    agUiEvents(text)
+      .map((e) => `${JSON.stringify(e)}\n`)
+      .join('');
+  const agUiSse = (text: string) =>
+    agUiEvents(text)
+      .map((e) => `data: ${JSON.stringify(e)}\n\n`)
+      .join('');
   const geminiArray = (text: string) => {
     const pieces = text.match(/[\s\S]{1,5}/g) ?? [];
     const events = pieces.map((piece, i) => ({
@@ -182,6 +197,8 @@ describe('provider streams are decoded without a flag', () => {
     ['ai-sdk', aiSdk(JSONL), 'AI SDK fullStream parts (JSON lines, opened by the start part)'],
     ['ai-sdk', aiSdk(JSONL).slice(aiSdk(JSONL).indexOf('\n') + 1), 'AI SDK fullStream parts, without the start part'],
     ['gemini', geminiArray(JSONL), "Gemini's JSON array (streamGenerateContent without alt=sse)"],
+    ['ag-ui', agUiSse(JSONL), 'AG-UI events as an agent sends them (SSE)'],
+    ['ag-ui', agUiLines(JSONL), 'AG-UI events one per line (as fromAgUi writes them)'],
   ];
   test.each(bodies)('%s: %s', async (format, body) => {
     const fromText = await run(['jsonl', '--input', 'text'], JSONL);
@@ -303,6 +320,20 @@ describe('the decision rule', () => {
     expect(decideInput('{"type": "start"}', true)).toEqual({ kind: 'text' });
     expect(decideInput('{"type": "start"}\n', true)).toEqual({ kind: 'text' });
     expect(decideInput('{"type": "finish", "finishReason": "stop"}\n', false)).toEqual({ kind: 'text' });
+  });
+
+  test('AG-UI event lines: a protocol event type carrying one of its ids', () => {
+    expect(decideInput('{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}\n', false)).toEqual({
+      kind: 'json-lines',
+      provider: 'ag-ui',
+    });
+    expect(decideInput('{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f"}\n', false)).toEqual({
+      kind: 'json-lines',
+      provider: 'ag-ui',
+    });
+    // An answer's own line that happens to use a protocol word as its type, with no protocol id.
+    expect(decideInput('{"type": "CUSTOM", "name": "x"}\n', false)).toEqual({ kind: 'text' });
+    expect(decideInput('{"type": "RUN_STARTED", "threadId": 7}\n', false)).toEqual({ kind: 'text' });
   });
 
   test('an AWS event stream (Bedrock) is never read as text', () => {
