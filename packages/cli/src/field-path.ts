@@ -1,0 +1,71 @@
+/**
+ * Field paths of `llmjson batch` (`--text-field`, `--id-field`, `--model-field`, `--finish-field`,
+ * `--schema-field`): where in a record a value is, written either as a dotted path
+ * (`response.body.choices.0.message.content`) or as an RFC 6901 JSON Pointer
+ * (`/response/body/choices/0/message/content`, `~1` for `/` and `~0` for `~` inside a key).
+ *
+ * Invariants:
+ * - A path is parsed once, when the flags are read (`parseFieldPath`), into its segments; a path
+ *   that cannot mean anything (empty, an empty segment of a dotted path, a `~` escape RFC 6901
+ *   does not define) is a UsageError naming the flag and saying what to write, before any input
+ *   is read.
+ * - `valueAt` reads own data properties only (from their descriptors: as `Object.hasOwn` would,
+ *   and no getter runs), never the prototype chain: a record is
+ *   data from a file, so `__proto__`, `constructor` or `toString` are keys like any other, present
+ *   only when the record has them. An array is read by index (a canonical decimal index: `0`,
+ *   `17`, not `01` nor `-`); a string, number, boolean or null has no fields. Whatever is not
+ *   there is `undefined`; `valueAt` never throws.
+ *
+ * Why both forms: the dotted form is what people type and what other tools' flags take; a JSON
+ * Pointer is exact for a key that holds a dot (`{"a.b": …}`), which the dotted form cannot name.
+ */
+
+import { UsageError } from './exit-codes.js';
+
+const EXAMPLE =
+  'a dotted path such as response.body.choices.0.message.content or a JSON Pointer such as /response/body/choices/0/message/content';
+
+/** An array index as RFC 6901 writes one: `0`, or digits without a leading zero. */
+const INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * The segments of a field path given to `flag`. A path starting with `/` is a JSON Pointer (its
+ * segments may be empty: `/` names the key `""`); anything else is a dotted path, whose segments
+ * may not be empty (`a..b`, `.a`, `a.` are refused: they are typing slips, and a key that is empty
+ * or holds a dot is named with a JSON Pointer instead).
+ */
+export function parseFieldPath(flag: string, path: string): readonly string[] {
+  if (path === '') throw new UsageError(`${flag}: the field path is empty: write ${EXAMPLE}`);
+  if (path.startsWith('/')) {
+    return path
+      .slice(1)
+      .split('/')
+      .map((segment) => {
+        if (/~(?![01])/.test(segment)) {
+          throw new UsageError(
+            `${flag}: ${JSON.stringify(path)} is not a valid JSON Pointer: "~" must be followed by 0 (for "~") or 1 (for "/") — write ~0 for a "~" in a key`,
+          );
+        }
+        return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+      });
+  }
+  const segments = path.split('.');
+  if (segments.some((segment) => segment === '')) {
+    throw new UsageError(
+      `${flag}: ${JSON.stringify(path)} has an empty segment (a leading, trailing or doubled "."): write ${EXAMPLE}; a key that is empty or holds a "." is written as a JSON Pointer (/a.b/c)`,
+    );
+  }
+  return segments;
+}
+
+/** The value at `path` in `value` (own properties, arrays by index), or `undefined` when there is none. */
+export function valueAt(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const segment of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    if (Array.isArray(current) && !INDEX.test(segment)) return undefined;
+    // A data property's value, read from its descriptor: no prototype, and no getter ever runs.
+    current = Object.getOwnPropertyDescriptor(current, segment)?.value;
+  }
+  return current;
+}
