@@ -10,6 +10,10 @@
  *
  * The bundle holds the same built code; only the command's worker pool (piscina, which finds its
  * own worker file on disk) does not work from it, so batch runs as another user pass `--workers 0`.
+ *
+ * The Node that runs it is the suite's own (`process.execPath`), so a run of the suite on another
+ * Node version (`npx -y node@22 …`, as CI does) tests the command on that version. When `nobody`
+ * cannot reach that binary (npx keeps it under `/root/.npm`), a copy sits beside the bundle.
  */
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { accessSync, chmodSync, constants, copyFileSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
@@ -30,10 +34,13 @@ export function traversableByOthers(path: string): boolean {
   }
 }
 
-let bundled: Promise<string> | undefined;
+let bundled: Promise<{ readonly node: string; readonly main: string }> | undefined;
 
-/** The path of the bundled command (built once per test file), in a folder everyone can reach. */
-export function cliForOtherUsers(): Promise<string> {
+/**
+ * The bundled command (built once per test file) and the Node binary to run it with, both in
+ * places everyone can reach.
+ */
+export function cliForOtherUsers(): Promise<{ readonly node: string; readonly main: string }> {
   bundled ??= (async () => {
     const main = join(REPOSITORY, 'packages/cli/dist/main.js');
     accessSync(main, constants.R_OK);
@@ -59,16 +66,22 @@ export function cliForOtherUsers(): Promise<string> {
     copyFileSync(join(REPOSITORY, 'packages/cli/package.json'), join(root, 'package.json'));
     for (const path of [root, join(root, 'dist')]) chmodSync(path, 0o755);
     chmodSync(join(root, 'dist/main.js'), 0o755);
-    return join(root, 'dist/main.js');
+    let node = process.execPath;
+    if (!traversableByOthers(dirname(node)) || (statSync(node).mode & 0o005) !== 0o005) {
+      node = join(root, 'node');
+      copyFileSync(process.execPath, node);
+      chmodSync(node, 0o755);
+    }
+    return { node, main: join(root, 'dist/main.js') };
   })();
   return bundled;
 }
 
 /** Runs the bundled command as `nobody` in `cwd` (made traversable and writable for it), stdin empty. */
 export async function runCliAsNobody(argv: readonly string[], cwd: string): Promise<SpawnSyncReturns<string>> {
-  const main = await cliForOtherUsers();
+  const { node, main } = await cliForOtherUsers();
   chmodSync(cwd, 0o777);
-  return spawnSync(process.execPath, [main, ...argv], {
+  return spawnSync(node, [main, ...argv], {
     cwd,
     uid: NOBODY,
     gid: NOBODY,
