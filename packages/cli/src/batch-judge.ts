@@ -1,0 +1,723 @@
+/**
+ * Judges one record of `llmjson batch` into its result line (`RecordResult`, batch-types.ts): its
+ * status under the run's settings, and its status under each of the three scorings the report
+ * shows side by side (docs/decisions/039-batch-statuses.md).
+ *
+ * Precedence, first that applies: `provider-error` (the provider said the request failed),
+ * `unsupported-schema` (the record's own schema is missing or does not compile: batch-schemas.ts),
+ * `empty` (no text but whitespace); then per scoring `valid` > `salvaged` > `coerced` >
+ * `truncated` > `invalid` | `not-json`.
+ *
+ * The scorings:
+ * - strict: what a naive harness does: `JSON.parse` of the whole text (jsonl: of each non-blank
+ *   line), then the schema. Only `valid`, `truncated`, `invalid` or `not-json`.
+ * - salvage: llmjson's path, `classifyResponse` for the mode (fences, prose, the documented
+ *   recoveries; schema-directed).
+ * - coerce: salvage, then, for an answer salvage finds `invalid`, schema-guided coercion (core's
+ *   `coerce`: every rule unless `JudgeOptions.coerce` names some): `coerced` when it repairs it.
+ * The run's `status` is salvage's, strict's with `salvage: false`, coerce's with `coerce`.
+ *
+ * Invariants (test/properties/batch-judge.property.test.ts):
+ * - `judgeRecord` never throws: an exception inside a scoring makes that scoring `invalid`, with
+ *   the exception's message.
+ * - Monotone: strict `valid` ⇒ salvage `valid` ⇒ coerce `valid`; salvage `valid`/`salvaged` ⇒
+ *   coerce the same. By construction: the work is done once — a text strict finds valid is not
+ *   parsed again, and coercion runs only on what salvage finds `invalid`.
+ * - `not-json` is a property of the text, the same under every scoring: no JSON value anywhere
+ *   (not the whole text, not in a fence, inline code or prose, no line of a jsonl answer), nothing
+ *   that starts like a JSON document (`{` or `[` first, or first inside a fence), and the text does
+ *   not end inside a value. Such a text is `not-json` in every mode (classifyResponse calls prose
+ *   `truncated` in elements mode, "no JSON array found": here it is `not-json`).
+ * - A finish reason that says the answer was cut off makes every scoring `truncated` (unless
+ *   empty), as classifyResponse does.
+ * - `keyword` and `path` are those of the first schema error (JSON Pointer into the value: into
+ *   the document for elements, into the line's object for jsonl); `excerpt` is at most 200
+ *   characters of the text around the failure; `message` at most MAX_MESSAGE_LENGTH characters.
+ *
+ * Schemas are compiled once each: a per-record schema through `RecordSchemas` (per content), the
+ * run's `--schema` once per object; the validators are core's (`@llmjson/core/ajv`), the same as
+ * every other command's. Measured in decision 039: this judges a valid record in about a quarter
+ * of the time `classifyResponse` takes on it.
+ */
+
+import { type ClassifyMode, classifyResponse, isTruncated, parseJsonResponse } from '@llmjson/contracts';
+import {
+  type CoerceOption,
+  type CompiledSchema,
+  ConfigurationError,
+  DEFAULT_MAX_DEPTH,
+  type Diagnostic,
+  ERRORS_OMITTED_KEYWORD,
+  extractAllJson,
+  extractElements,
+  extractJson,
+  type JsonSchema,
+  parseJsonl,
+  type SchemaError,
+  type ValidationResult,
+} from '@llmjson/core';
+import { NODE_DEFAULTS } from '@llmjson/core/ajv';
+import {
+  depthExceeds,
+  elementSchemaAt,
+  JsonScanner,
+  mayExceedDepth,
+  quoteInput,
+  SCAN_MORE,
+} from '@llmjson/core/internal';
+import { RecordSchemas } from './batch-schemas.js';
+import type { BatchRecord, JsonSchemaBenchCode, RecordResult, RecordStatus, Scoring } from './batch-types.js';
+
+export interface JudgeOptions {
+  readonly mode: ClassifyMode;
+  /** `false` (`--no-salvage`): the run's status is the strict scoring's. */
+  readonly salvage: boolean;
+  /** `--coerce`: the run's status is the coerce scoring's, with these rules (`true`: all). */
+  readonly coerce?: CoerceOption | undefined;
+  /** The run's schema (`--schema`/`--schema-ref`), for records without one of their own. */
+  readonly schema?: JsonSchema | undefined;
+  readonly discriminator?: string | undefined;
+  /**
+   * `--schema-field`, as given: every record must carry its own schema (a record without one is
+   * `unsupported-schema`, and the message names the flag).
+   */
+  readonly schemaField?: string | undefined;
+  /** Absolute `--schema-root` directories, for a record schema given by name. */
+  readonly schemaRoots?: readonly string[] | undefined;
+  /** `'jsonschemabench'`: each result also carries its status in JSONSchemaBench's vocabulary. */
+  readonly statuses?: 'llmjson' | 'jsonschemabench' | undefined;
+}
+
+/** Longest `message` of a result line, in characters. */
+export const MAX_MESSAGE_LENGTH = 500;
+/** Longest `excerpt` of a result line, in characters. */
+export const MAX_EXCERPT_LENGTH = 200;
+/** How much of the excerpt comes before the failure's offset. */
+const EXCERPT_BEFORE = 60;
+
+/** One scoring's verdict, with what the result line says about it. */
+interface Outcome {
+  readonly status: RecordStatus;
+  readonly values: number;
+  readonly diagnostics: number;
+  readonly keyword?: string;
+  readonly path?: string;
+  readonly message?: string;
+  readonly excerpt?: string;
+}
+
+/** What every scoring of one record shares, computed at most once. */
+interface Context {
+  readonly text: string;
+  readonly mode: ClassifyMode;
+  readonly cut: boolean;
+  readonly schema: JsonSchema | undefined;
+  readonly compiled: CompiledSchema | undefined;
+  readonly discriminator: string | undefined;
+  /** Memo of `hasNoJson`. */
+  noJson?: boolean;
+}
+
+// ---- small helpers ---------------------------------------------------------------------------
+
+function bounded(message: string): string {
+  return quoteInput(message, MAX_MESSAGE_LENGTH);
+}
+
+/** At most MAX_EXCERPT_LENGTH characters of `text` around `offset`, never splitting a surrogate pair. */
+export function excerptAt(text: string, offset: number): string {
+  if (text.length <= MAX_EXCERPT_LENGTH) return text;
+  let start = Math.max(0, Math.min(offset - EXCERPT_BEFORE, text.length - MAX_EXCERPT_LENGTH));
+  let end = start + MAX_EXCERPT_LENGTH;
+  const low = (at: number) => {
+    const code = text.charCodeAt(at);
+    return code >= 0xdc00 && code <= 0xdfff;
+  };
+  if (low(start)) start++;
+  if (end < text.length && low(end)) end--;
+  return text.slice(start, end);
+}
+
+/** The offset V8 names in a JSON.parse error (`… at position 12`), if any. */
+function syntaxOffset(error: unknown): number | undefined {
+  const match = /at position (\d+)/.exec(error instanceof Error ? error.message : '');
+  return match === null ? undefined : Number(match[1]);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** True when the text's first JSON document starts but never ends (as classifyResponse decides). */
+function endsInsideDocument(text: string): boolean {
+  const first = text.search(/[[{]/);
+  if (first < 0) return false;
+  return new JsonScanner().scan(text, first) === SCAN_MORE;
+}
+
+/** `{` or `[` first, or first inside a fence that opens the text. */
+function startsLikeJson(trimmed: string): boolean {
+  const first = trimmed[0];
+  if (first === '{' || first === '[') return true;
+  if (!trimmed.startsWith('```')) return false;
+  const newline = trimmed.indexOf('\n');
+  if (newline < 0) return false;
+  const inside = trimmed.slice(newline + 1).trimStart()[0];
+  return inside === '{' || inside === '[';
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** See the file comment: no JSON value anywhere and nothing that starts like one. */
+function hasNoJson(context: Context): boolean {
+  if (context.noJson !== undefined) return context.noJson;
+  const { text } = context;
+  const trimmed = text.trim();
+  let none = !startsLikeJson(trimmed) && !parses(trimmed) && !endsInsideDocument(text);
+  if (none) {
+    const diagnostics: Diagnostic[] = [];
+    const found = extractAllJson(text, { onDiagnostic: (d) => diagnostics.push(d) });
+    none = found.length === 0 && !diagnostics.some((d) => d.reason !== 'recovered');
+  }
+  if (none && context.mode === 'jsonl') {
+    none = !text.split('\n').some((line) => line.trim() !== '' && parses(line));
+  }
+  context.noJson = none;
+  return none;
+}
+
+/** The first error that names a keyword (the cap's `errors-omitted` entry names none). */
+function firstError(errors: readonly SchemaError[] | undefined): SchemaError | undefined {
+  return errors?.find((e) => e.keyword !== ERRORS_OMITTED_KEYWORD);
+}
+
+function validate(compiled: CompiledSchema, value: unknown): ValidationResult {
+  try {
+    return compiled.validate(value);
+  } catch (error) {
+    // A validator that throws on a value fails that value only, as in contracts' validate.
+    return { valid: false, errors: [], message: `the schema validator failed on the value (${errorMessage(error)})` };
+  }
+}
+
+/** An outcome for a value the schema rejected. */
+function schemaFailure(
+  result: Extract<ValidationResult, { valid: false }>,
+  text: string,
+  offset: number,
+  prefix = '',
+  pathPrefix = '',
+): Outcome {
+  const error = firstError(result.errors);
+  return {
+    status: 'invalid',
+    values: 0,
+    diagnostics: 1,
+    ...(error === undefined ? {} : { keyword: error.keyword, path: `${pathPrefix}${error.path}` }),
+    message: bounded(`${prefix}${result.message}`),
+    excerpt: excerptAt(text, offset),
+  };
+}
+
+function notJson(context: Context): Outcome {
+  return {
+    status: 'not-json',
+    values: 0,
+    diagnostics: 1,
+    message: 'no JSON value in the text (not as the whole text, in a fence, in inline code or in prose)',
+    excerpt: excerptAt(context.text, 0),
+  };
+}
+
+function truncated(context: Context, values: number, diagnostics: number, message?: string): Outcome {
+  return {
+    status: 'truncated',
+    values,
+    diagnostics: Math.max(diagnostics, 1),
+    message: bounded(
+      message ??
+        (context.cut
+          ? 'the answer was cut off at the token limit (its finish reason says so)'
+          : 'the text ends inside a JSON value'),
+    ),
+    excerpt: excerptAt(context.text, context.text.length),
+  };
+}
+
+const NOT_AN_ARRAY = 'the document is not an array (--mode elements reads the elements of an array document)';
+
+// ---- strict ----------------------------------------------------------------------------------
+
+function strictOutcome(context: Context): Outcome {
+  if (context.cut) return truncated(context, 0, 1);
+  return context.mode === 'jsonl' ? strictLines(context) : strictDocument(context);
+}
+
+function strictDocument(context: Context): Outcome {
+  const { text } = context;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    if (endsInsideDocument(text)) return truncated(context, 0, 1);
+    if (hasNoJson(context)) return notJson(context);
+    return {
+      status: 'invalid',
+      values: 0,
+      diagnostics: 1,
+      message: bounded(`the text is not one JSON document: ${errorMessage(error)}`),
+      excerpt: excerptAt(text, syntaxOffset(error) ?? 0),
+    };
+  }
+  const start = text.length - text.trimStart().length;
+  if (mayExceedDepth(text.length, DEFAULT_MAX_DEPTH) && depthExceeds(value, DEFAULT_MAX_DEPTH)) {
+    return {
+      status: 'invalid',
+      values: 0,
+      diagnostics: 1,
+      message: `the document is nested deeper than ${DEFAULT_MAX_DEPTH} levels; it was not validated`,
+      excerpt: excerptAt(text, start),
+    };
+  }
+  if (context.mode === 'elements' && !Array.isArray(value)) {
+    return {
+      status: 'invalid',
+      values: 0,
+      diagnostics: 1,
+      keyword: 'type',
+      path: '',
+      message: NOT_AN_ARRAY,
+      excerpt: excerptAt(text, start),
+    };
+  }
+  if (context.compiled !== undefined) {
+    const result = validate(context.compiled, value);
+    if (!result.valid) return schemaFailure(result, text, start);
+  }
+  return {
+    status: 'valid',
+    values: Array.isArray(value) && context.mode === 'elements' ? value.length : 1,
+    diagnostics: 0,
+  };
+}
+
+function strictLines(context: Context): Outcome {
+  const { text } = context;
+  const lines = text.split('\n');
+  let offset = 0;
+  let count = 0;
+  let last = lines.length - 1;
+  while (last > 0 && (lines[last] as string).trim() === '') last--;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const at = offset;
+    offset += line.length + 1;
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      if (i === last && endsInsideDocument(line)) return truncated(context, count, 1, `line ${i + 1} is cut off`);
+      if (hasNoJson(context)) return notJson(context);
+      return {
+        status: 'invalid',
+        values: count,
+        diagnostics: 1,
+        message: bounded(`line ${i + 1} is not JSON: ${errorMessage(error)}`),
+        excerpt: excerptAt(text, at + (syntaxOffset(error) ?? 0)),
+      };
+    }
+    if (mayExceedDepth(line.length, DEFAULT_MAX_DEPTH) && depthExceeds(value, DEFAULT_MAX_DEPTH)) {
+      return {
+        status: 'invalid',
+        values: count,
+        diagnostics: 1,
+        message: `line ${i + 1} is nested deeper than ${DEFAULT_MAX_DEPTH} levels; it was not validated`,
+        excerpt: excerptAt(text, at),
+      };
+    }
+    if (context.compiled !== undefined) {
+      const result = validate(context.compiled, value);
+      if (!result.valid) return { ...schemaFailure(result, text, at, `line ${i + 1}: `), values: count };
+    }
+    count++;
+  }
+  return { status: 'valid', values: count, diagnostics: 0 };
+}
+
+// ---- salvage ---------------------------------------------------------------------------------
+
+const SKIPPED: ReadonlySet<string> = new Set(['blank', 'fence', 'recovered']);
+
+/** The diagnostic that explains a failure: the first with a schema error, else the first failure. */
+function explainingDiagnostic(diagnostics: readonly Diagnostic[]): Diagnostic | undefined {
+  return (
+    diagnostics.find((d) => firstError(d.errors) !== undefined) ??
+    diagnostics.find((d) => !SKIPPED.has(d.reason) && d.reason !== 'prose') ??
+    diagnostics.find((d) => !SKIPPED.has(d.reason))
+  );
+}
+
+/** An element diagnostic's message starts `element N: `: its error path is then inside element N. */
+function elementPrefix(message: string): string {
+  const match = /^element (\d+): /.exec(message);
+  return match === null ? '' : `/${match[1]}`;
+}
+
+function fromDiagnostic(context: Context, d: Diagnostic, values: number, count: number): Outcome {
+  const error = firstError(d.errors);
+  const elements = context.mode === 'elements';
+  const lineLabel = context.mode === 'jsonl' && d.line !== undefined ? `line ${d.line}: ` : '';
+  const keyword =
+    error?.keyword ?? (elements && d.message.startsWith('the document has no array') ? 'type' : undefined);
+  const path =
+    error === undefined
+      ? keyword === undefined
+        ? undefined
+        : ''
+      : `${elements ? elementPrefix(d.message) : ''}${error.path}`;
+  return {
+    status: 'invalid',
+    values,
+    diagnostics: count,
+    ...(keyword === undefined ? {} : { keyword }),
+    ...(path === undefined ? {} : { path }),
+    message: bounded(`${lineLabel}${d.message}`),
+    excerpt: excerptAt(context.text, d.offset),
+  };
+}
+
+/** Why a json or salvage answer is invalid: its preferred candidate (as parseJsonResponse picks it) against the schema. */
+function documentFailure(context: Context, strict: Outcome): Outcome {
+  if (strict.status === 'invalid' && strict.keyword !== undefined) return strict;
+  const found = extractJson(context.text, {});
+  if (found !== undefined) {
+    if (context.mode === 'elements' && !Array.isArray(found.value)) {
+      return {
+        status: 'invalid',
+        values: 0,
+        diagnostics: 1,
+        keyword: 'type',
+        path: '',
+        message: NOT_AN_ARRAY,
+        excerpt: excerptAt(context.text, found.start),
+      };
+    }
+    if (context.compiled !== undefined) {
+      const result = validate(context.compiled, found.value);
+      if (!result.valid) return schemaFailure(result, context.text, found.start);
+    }
+  }
+  // Nothing to read: the strict parse's syntax error says why.
+  return strict.status === 'invalid'
+    ? strict
+    : {
+        status: 'invalid',
+        values: 0,
+        diagnostics: 1,
+        message: 'no JSON value in the text matches',
+        excerpt: excerptAt(context.text, 0),
+      };
+}
+
+function salvageOutcome(context: Context, strict: Outcome): Outcome {
+  const classified = classifyResponse(context.text, {
+    mode: context.mode,
+    salvage: true,
+    ...(context.schema === undefined ? {} : { schema: context.schema }),
+    ...(context.discriminator === undefined ? {} : { discriminator: context.discriminator }),
+    ...(context.cut ? { finishReason: 'length' } : {}),
+  });
+  const values = classified.values.length;
+  const count = classified.diagnostics.length;
+  switch (classified.status) {
+    case 'valid':
+    case 'salvaged':
+      return { status: classified.status, values, diagnostics: count };
+    case 'empty':
+      return { status: 'empty', values: 0, diagnostics: 0 };
+    case 'truncated': {
+      if (!context.cut && hasNoJson(context)) return notJson(context);
+      const cut = classified.diagnostics.find((d) => d.reason === 'truncated');
+      return truncated(context, values, count, cut?.message);
+    }
+    case 'invalid': {
+      if (hasNoJson(context)) return notJson(context);
+      const d = explainingDiagnostic(classified.diagnostics);
+      if (d !== undefined && (context.mode === 'jsonl' || context.mode === 'elements')) {
+        return fromDiagnostic(context, d, values, count);
+      }
+      return { ...documentFailure(context, strict), values, diagnostics: Math.max(count, 1) };
+    }
+  }
+}
+
+// ---- coerce ----------------------------------------------------------------------------------
+
+function coerceOutcome(context: Context, salvage: Outcome, rules: CoerceOption): Outcome {
+  if (salvage.status !== 'invalid' || context.schema === undefined) return salvage;
+  const { text, schema } = context;
+  const discriminator = context.discriminator === undefined ? {} : { discriminator: context.discriminator };
+  const engine = {
+    schema,
+    ...discriminator,
+    compileJsonSchema: NODE_DEFAULTS.compileJsonSchema,
+    coerce: rules,
+    coerceWith: NODE_DEFAULTS.coerceWith,
+  };
+  const coerced = (values: number, diagnostics: number): Outcome => ({ status: 'coerced', values, diagnostics });
+  const anywhere = (): Outcome | undefined => {
+    const found = extractAllJson(text, engine);
+    return found.length > 0 ? coerced(found.length, 0) : undefined;
+  };
+  switch (context.mode) {
+    case 'json': {
+      const outcome = parseJsonResponse(text, { schema, ...discriminator, coerce: rules });
+      return outcome.status === 'succeeded' ? coerced(1, outcome.diagnostics?.length ?? 0) : salvage;
+    }
+    case 'jsonl': {
+      const result = parseJsonl(text, engine);
+      if (result.values.length > 0) return coerced(result.values.length, result.diagnostics.length);
+      return anywhere() ?? salvage;
+    }
+    case 'elements': {
+      const result = extractElements(text, engine);
+      if (result.diagnostics.every((d) => d.reason === 'recovered')) {
+        return coerced(result.values.length, result.diagnostics.length);
+      }
+      if (result.values.length === 0) return anywhere() ?? salvage;
+      return salvage;
+    }
+    case 'salvage':
+      return anywhere() ?? salvage;
+  }
+}
+
+// ---- schemas ---------------------------------------------------------------------------------
+
+/** The run's schema compiled once per object (core caches too; this skips even its lookup). */
+const runSchemas = new WeakMap<object, CompiledSchema | string>();
+
+function compileRunSchema(schema: JsonSchema, discriminator: string | undefined): CompiledSchema | string {
+  const options = discriminator === undefined ? {} : { discriminator };
+  if (typeof schema !== 'object' || schema === null) {
+    try {
+      return NODE_DEFAULTS.compileJsonSchema(schema, options);
+    } catch (error) {
+      return `the schema does not compile: ${bounded(errorMessage(error))}`;
+    }
+  }
+  let found = runSchemas.get(schema);
+  if (found === undefined) {
+    try {
+      found = NODE_DEFAULTS.compileJsonSchema(schema, options);
+    } catch (error) {
+      found = `the schema does not compile: ${bounded(errorMessage(error))}`;
+    }
+    runSchemas.set(schema, found);
+  }
+  return found;
+}
+
+/** Why a schema cannot serve --mode elements (its document is not an array), memoised per schema object. */
+const elementProblems = new WeakMap<object, string | null>();
+
+function elementProblem(schema: JsonSchema): string | undefined {
+  if (typeof schema !== 'object') return undefined;
+  let problem = elementProblems.get(schema);
+  if (problem === undefined) {
+    try {
+      elementSchemaAt(schema, []);
+      problem = null;
+    } catch (error) {
+      problem = `--mode elements needs the schema of an array document: ${bounded(errorMessage(error))}`;
+    }
+    elementProblems.set(schema, problem);
+  }
+  return problem ?? undefined;
+}
+
+/** RecordSchemas shared by the calls that pass none, per discriminator and roots. */
+const defaultSchemas = new Map<string, RecordSchemas>();
+
+function schemasFor(options: JudgeOptions): RecordSchemas {
+  const key = JSON.stringify([options.discriminator ?? null, options.schemaRoots ?? []]);
+  let schemas = defaultSchemas.get(key);
+  if (schemas === undefined) {
+    schemas = new RecordSchemas({
+      ...(options.discriminator === undefined ? {} : { discriminator: options.discriminator }),
+      ...(options.schemaRoots === undefined ? {} : { schemaRoots: options.schemaRoots }),
+    });
+    defaultSchemas.set(key, schemas);
+  }
+  return schemas;
+}
+
+// ---- the judgement ---------------------------------------------------------------------------
+
+/** The coercion rules of the coerce scoring: the run's when it names some, else all. */
+function coerceRules(option: CoerceOption | undefined): CoerceOption {
+  if (Array.isArray(option) && option.length > 0) return option;
+  return true;
+}
+
+function coercing(option: CoerceOption | undefined): boolean {
+  return option === true || (Array.isArray(option) && option.length > 0);
+}
+
+/** One scoring, an exception inside it making it `invalid` with the exception's message. */
+function guarded(score: () => Outcome): Outcome {
+  try {
+    return score();
+  } catch (error) {
+    const why = error instanceof ConfigurationError ? error.message : `${errorMessage(error)} (while judging)`;
+    return { status: 'invalid', values: 0, diagnostics: 1, message: bounded(why) };
+  }
+}
+
+function same(outcome: Outcome): Readonly<Record<Scoring, RecordStatus>> {
+  return { strict: outcome.status, salvage: outcome.status, coerce: outcome.status };
+}
+
+function resultLine(
+  record: BatchRecord,
+  options: JudgeOptions,
+  scores: Readonly<Record<Scoring, RecordStatus>>,
+  outcome: Outcome,
+  schemaId: string | undefined,
+): RecordResult {
+  return {
+    index: record.index,
+    id: record.id,
+    model: record.model,
+    status: outcome.status,
+    scores,
+    ...(options.statuses === 'jsonschemabench'
+      ? {
+          jsonschemabench: jsonSchemaBenchCode({
+            status: outcome.status,
+            ...(outcome.keyword === undefined ? {} : { keyword: outcome.keyword }),
+          }),
+        }
+      : {}),
+    values: outcome.values,
+    diagnostics: outcome.diagnostics,
+    ...(outcome.keyword === undefined ? {} : { keyword: outcome.keyword }),
+    ...(outcome.path === undefined ? {} : { path: outcome.path }),
+    ...(outcome.message === undefined ? {} : { message: outcome.message }),
+    ...(outcome.excerpt === undefined ? {} : { excerpt: outcome.excerpt }),
+    ...(schemaId === undefined ? {} : { schemaId }),
+  };
+}
+
+function judge(record: BatchRecord, options: JudgeOptions, schemas: RecordSchemas | undefined): RecordResult {
+  const whole = (outcome: Outcome, schemaId?: string) => resultLine(record, options, same(outcome), outcome, schemaId);
+  if (record.providerError !== undefined) {
+    return whole({
+      status: 'provider-error',
+      values: 0,
+      diagnostics: 0,
+      message: bounded(`the provider reported an error: ${record.providerError}`),
+    });
+  }
+  let schema: JsonSchema | undefined;
+  let compiled: CompiledSchema | undefined;
+  let schemaId: string | undefined;
+  const unsupported = (message: string, id?: string) =>
+    whole({ status: 'unsupported-schema', values: 0, diagnostics: 0, message: bounded(message) }, id);
+  if (options.schemaField !== undefined || record.schema !== undefined) {
+    if (record.schema === undefined) {
+      return unsupported(
+        `the record has no schema${options.schemaField === undefined ? '' : ` at --schema-field ${quoteInput(options.schemaField)}`}`,
+      );
+    }
+    const found = (schemas ?? schemasFor(options)).lookup(record.schema);
+    schemaId = found.id;
+    if ('problem' in found) return unsupported(found.problem, found.id);
+    schema = found.schema;
+    compiled = found.compiled;
+  } else if (options.schema !== undefined) {
+    const found = compileRunSchema(options.schema, options.discriminator);
+    if (typeof found === 'string') return unsupported(found);
+    schema = options.schema;
+    compiled = found;
+  }
+  if (schema !== undefined && options.mode === 'elements') {
+    const problem = elementProblem(schema);
+    if (problem !== undefined) return unsupported(problem, schemaId);
+  }
+  if (record.text.trim() === '') {
+    return whole({ status: 'empty', values: 0, diagnostics: 0, message: 'the response has no text' }, schemaId);
+  }
+  const context: Context = {
+    text: record.text,
+    mode: options.mode,
+    cut: isTruncated(record.finishReason),
+    schema,
+    compiled,
+    discriminator: options.discriminator,
+  };
+  const strict = guarded(() => strictOutcome(context));
+  // Done once: what strict finds valid is valid under salvage and coerce without another parse.
+  const salvage = strict.status === 'valid' ? strict : guarded(() => salvageOutcome(context, strict));
+  const coerce = guarded(() => coerceOutcome(context, salvage, coerceRules(options.coerce)));
+  const scores = { strict: strict.status, salvage: salvage.status, coerce: coerce.status };
+  const run = options.salvage === false ? strict : coercing(options.coerce) ? coerce : salvage;
+  return resultLine(record, options, scores, run, schemaId);
+}
+
+/** The result line of one record. Never throws (see the file comment). */
+export function judgeRecord(record: BatchRecord, options: JudgeOptions, schemas?: RecordSchemas): RecordResult {
+  try {
+    return judge(record, options, schemas);
+  } catch (error) {
+    const outcome: Outcome = {
+      status: 'invalid',
+      values: 0,
+      diagnostics: 1,
+      message: bounded(`${errorMessage(error)} (while judging)`),
+    };
+    const index = typeof record?.index === 'number' ? record.index : -1;
+    const id = typeof record?.id === 'string' ? record.id : '';
+    const model = typeof record?.model === 'string' ? record.model : '';
+    return resultLine(
+      { index, id, model, text: '' },
+      options ?? ({} as JudgeOptions),
+      same(outcome),
+      outcome,
+      undefined,
+    );
+  }
+}
+
+/**
+ * A status in JSONSchemaBench's vocabulary (docs/decisions/039): what its evaluator reports for
+ * the same record (`json.loads`, then the schema), refined where llmjson knows more.
+ */
+export function jsonSchemaBenchCode(result: Pick<RecordResult, 'status' | 'keyword'>): JsonSchemaBenchCode {
+  switch (result.status) {
+    case 'valid':
+    case 'salvaged':
+      return 'MATCH';
+    case 'coerced':
+      return 'SEMANTIC_ERROR';
+    case 'invalid':
+      return result.keyword === undefined ? 'SYNTAX_ERROR' : 'SEMANTIC_ERROR';
+    case 'truncated':
+      return 'SYNTAX_ERROR';
+    case 'not-json':
+      return 'JSON_NOT_FOUND_ERROR';
+    case 'empty':
+    case 'provider-error':
+      return 'EMPTY_INPUT_OR_BAD_FORMAT';
+    case 'unsupported-schema':
+      return 'UNSUPPORTED_SCHEMA';
+  }
+}

@@ -1,0 +1,320 @@
+/**
+ * The per-record schemas of `llmjson batch --schema-field`: each record may carry its own schema
+ * (JSONSchemaBench pairs every output with one), and a run of a million records holds a few
+ * hundred distinct ones. `RecordSchemas.lookup(raw)` turns what a record holds into a compiled
+ * schema, compiling each distinct *content* once.
+ *
+ * What a record may hold (BatchRecord.schema): an object or boolean schema; a JSON text of one
+ * (a string whose first non-blank character is `{`, or `true`/`false`); else a name resolved
+ * through the `--schema-root` directories, then the workspace, user and built-in roots, as
+ * `--schema-ref` resolves one (`createSchemaRegistry`, schema-options.ts).
+ *
+ * Contract:
+ * - Content, not spelling: the key is the schema's canonical JSON text (object keys sorted, no
+ *   whitespace), and `id` is the first 12 hex digits of its SHA-256. The same schema written with
+ *   other key order or whitespace, inline or as a JSON text, has the same id and is compiled
+ *   once. What is compiled is the canonical form (JSON.parse of the canonical text), not the
+ *   first record's spelling: the result of a record then depends only on its schema's content,
+ *   never on which record a worker or a shard met first (core's own content cache keeps key
+ *   order, which can choose a `oneOf` dispatch property; here the sorted order decides, the same
+ *   everywhere).
+ * - Never throws: a schema that cannot be used (not JSON, not an object or boolean, longer than
+ *   `maxSchemaLength`, nested deeper than MAX_SCHEMA_DEPTH, a name that resolves to nothing, a
+ *   schema ajv rejects: invalid, an unsupported `$schema` dialect, an unresolvable `$ref`, a
+ *   `$ref` cycle, a validator that overflows the stack while compiling) is `{ id, problem }`,
+ *   `problem` one sentence saying what to fix. Failures are cached as successes are, so a bad
+ *   schema shared by 10 000 records is compiled (and fails) once.
+ * - Compilation is core's (`NODE_DEFAULTS.compileJsonSchema` from `@llmjson/core/ajv`, with the
+ *   run's discriminator), the machinery every other command validates with, so every dialect
+ *   from draft-04 to 2020-12 works as it does everywhere else.
+ * - Bounded: at most `limit` contents (default 1 000, least recently used out first), and the
+ *   texts kept as lookup keys at most MAX_ALIAS_CHARACTERS characters in all, so a file of a
+ *   million distinct schemas runs in flat memory (it compiles each, as it must).
+ *
+ * Why a cache of its own rather than core's: core's is keyed by key order and does not cache a
+ * schema that fails to compile (it throws each time), and a record's schema arrives as a new
+ * object or string per record, so the per-record cost must be a lookup, not a compilation.
+ */
+
+import { createHash } from 'node:crypto';
+import { createSchemaRegistry, defaultSchemaRoots, type SchemaRegistry } from '@llmjson/contracts';
+import type { CompiledSchema, JsonSchema } from '@llmjson/core';
+import { NODE_DEFAULTS } from '@llmjson/core/ajv';
+import { checkOptionNames, quoteInput } from '@llmjson/core/internal';
+
+/** Default number of distinct schema contents kept compiled. */
+export const RECORD_SCHEMA_CACHE_LIMIT = 1000;
+/** Default longest schema, in characters of its JSON text (inline, canonical or as given). */
+export const MAX_SCHEMA_LENGTH = 1024 * 1024;
+/** Deepest nesting of a schema, in levels: deeper ones are refused before they reach ajv. */
+export const MAX_SCHEMA_DEPTH = 256;
+/** Characters of raw schema texts and names kept as lookup keys, in all. */
+const MAX_ALIAS_CHARACTERS = 8 * 1024 * 1024;
+/** Longest explanation quoted in a problem. */
+const MAX_PROBLEM_LENGTH = 500;
+
+export interface RecordSchemasOptions {
+  /** Discriminator for `oneOf` schemas, as `--discriminator` (detected by default; `false`: off). */
+  readonly discriminator?: string | false | undefined;
+  /** `--schema-root` directories (absolute), searched before the default roots for a schema given by name. */
+  readonly schemaRoots?: readonly string[] | undefined;
+  /** Distinct contents kept. Default RECORD_SCHEMA_CACHE_LIMIT (1 000). */
+  readonly limit?: number | undefined;
+  /** Longest schema text, in characters. Default MAX_SCHEMA_LENGTH (1 MiB). */
+  readonly maxSchemaLength?: number | undefined;
+}
+
+export const RECORD_SCHEMAS_OPTION_NAMES: readonly (keyof RecordSchemasOptions)[] = [
+  'discriminator',
+  'schemaRoots',
+  'limit',
+  'maxSchemaLength',
+];
+
+/** A usable schema: its id, its canonical form and its validator. */
+export interface RecordSchema {
+  readonly id: string;
+  readonly schema: JsonSchema;
+  readonly compiled: CompiledSchema;
+}
+
+/** A schema that cannot be used, and why. */
+export interface RecordSchemaProblem {
+  readonly id: string;
+  readonly problem: string;
+}
+
+export type RecordSchemaLookup = RecordSchema | RecordSchemaProblem;
+
+/** Thrown inside canonicalisation only; always caught here. */
+class Unusable extends Error {}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function describe(raw: unknown): string {
+  if (raw === null) return 'null';
+  if (Array.isArray(raw)) return 'an array';
+  return `a ${typeof raw}`;
+}
+
+/** The canonical JSON text of a JSON value (keys sorted), refusing what is too long or too deep. */
+function canonicalText(value: unknown, maxLength: number): string {
+  let length = 0;
+  const grow = (text: string): string => {
+    length += text.length;
+    if (length > maxLength) throw new Unusable(`the schema is longer than ${maxLength} characters`);
+    return text;
+  };
+  const write = (node: unknown, depth: number): string => {
+    if (depth > MAX_SCHEMA_DEPTH) throw new Unusable(`the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
+    if (node === null || typeof node === 'boolean') return grow(String(node));
+    if (typeof node === 'number') {
+      if (!Number.isFinite(node)) throw new Unusable('the schema holds a number JSON cannot carry');
+      return grow(JSON.stringify(node));
+    }
+    if (typeof node === 'string') return grow(JSON.stringify(node));
+    if (Array.isArray(node)) {
+      const parts: string[] = [];
+      for (const item of node) parts.push(write(item, depth + 1));
+      grow('[]');
+      return `[${parts.join(',')}]`;
+    }
+    if (typeof node === 'object') {
+      const keys = Object.keys(node).sort();
+      const parts: string[] = [];
+      for (const key of keys) {
+        const child = (node as Record<string, unknown>)[key];
+        if (child === undefined) continue;
+        parts.push(`${grow(JSON.stringify(key))}:${write(child, depth + 1)}`);
+      }
+      grow('{}');
+      return `{${parts.join(',')}}`;
+    }
+    throw new Unusable(`the schema holds ${describe(node)}, which JSON cannot carry`);
+  };
+  return write(value, 0);
+}
+
+/** An id for what could not be read as a schema: the hash of its text as given (bounded), so the same input has the same id. */
+function rawId(raw: unknown): string {
+  let text: string;
+  try {
+    text = typeof raw === 'string' ? raw : String(JSON.stringify(raw));
+  } catch {
+    text = describe(raw);
+  }
+  return sha256(`raw:${text.slice(0, MAX_SCHEMA_LENGTH)}`).slice(0, 12);
+}
+
+function explain(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return quoteInput(message, MAX_PROBLEM_LENGTH);
+}
+
+/** A map in least-recently-used order (a Map keeps insertion order), bounded by entries and key characters. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  private characters = 0;
+  constructor(
+    private readonly limit: number,
+    private readonly maxCharacters = Number.POSITIVE_INFINITY,
+  ) {}
+  get(key: string): V | undefined {
+    const value = this.map.get(key);
+    if (value !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: V): void {
+    if (this.limit <= 0 || key.length > this.maxCharacters) return;
+    if (this.map.delete(key)) this.characters -= key.length;
+    this.map.set(key, value);
+    this.characters += key.length;
+    while (this.map.size > this.limit || this.characters > this.maxCharacters) {
+      const oldest = this.map.keys().next().value as string;
+      this.map.delete(oldest);
+      this.characters -= oldest.length;
+    }
+  }
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+export class RecordSchemas {
+  private readonly discriminator: string | false | undefined;
+  private readonly schemaRoots: readonly string[];
+  private readonly maxSchemaLength: number;
+  /** Canonical text's full SHA-256 → the lookup. */
+  private readonly byContent: Lru<RecordSchemaLookup>;
+  /** A raw JSON text or a name, as a record gave it → the lookup (no parse, no hash on a repeat). */
+  private readonly byText: Lru<RecordSchemaLookup>;
+  private registry: SchemaRegistry | undefined;
+  private compiledCount = 0;
+
+  constructor(options: RecordSchemasOptions = {}) {
+    checkOptionNames('RecordSchemas', options, RECORD_SCHEMAS_OPTION_NAMES);
+    const limit = options.limit ?? RECORD_SCHEMA_CACHE_LIMIT;
+    if (!Number.isInteger(limit) || limit < 0) {
+      throw new TypeError(`RecordSchemas: limit must be a whole number of schemas (0 or more), got ${String(limit)}`);
+    }
+    const maxSchemaLength = options.maxSchemaLength ?? MAX_SCHEMA_LENGTH;
+    if (!Number.isInteger(maxSchemaLength) || maxSchemaLength < 1) {
+      throw new TypeError(
+        `RecordSchemas: maxSchemaLength must be a whole number of characters (1 or more), got ${String(maxSchemaLength)}`,
+      );
+    }
+    this.discriminator = options.discriminator;
+    this.schemaRoots = options.schemaRoots ?? [];
+    this.maxSchemaLength = maxSchemaLength;
+    this.byContent = new Lru(limit);
+    this.byText = new Lru(limit, MAX_ALIAS_CHARACTERS);
+  }
+
+  /** Schemas compiled so far (each distinct content once, failures included; again only after eviction). */
+  get compilations(): number {
+    return this.compiledCount;
+  }
+
+  /** Distinct contents held now (at most `limit`). */
+  get size(): number {
+    return this.byContent.size;
+  }
+
+  /** The compiled schema `raw` stands for, or why it cannot be used. Never throws. */
+  lookup(raw: unknown): RecordSchemaLookup {
+    try {
+      if (typeof raw === 'string') return this.lookupText(raw);
+      if (typeof raw === 'boolean' || (typeof raw === 'object' && raw !== null && !Array.isArray(raw))) {
+        return this.lookupValue(raw);
+      }
+      return {
+        id: rawId(raw),
+        problem: `a record's schema must be a JSON Schema object, a boolean, a JSON text of one or a schema name; got ${describe(raw)}`,
+      };
+    } catch (error) {
+      // Defensive: every expected failure is a problem already; this keeps the promise of never throwing.
+      return { id: rawId(raw), problem: `the schema could not be read: ${explain(error)}` };
+    }
+  }
+
+  private lookupText(raw: string): RecordSchemaLookup {
+    const known = this.byText.get(raw);
+    if (known !== undefined) return known;
+    let found: RecordSchemaLookup;
+    const trimmed = raw.trim();
+    if (raw.length > this.maxSchemaLength) {
+      found = {
+        id: rawId(raw),
+        problem: `the schema is longer than ${this.maxSchemaLength} characters; give a smaller schema`,
+      };
+    } else if (trimmed.startsWith('{') || trimmed === 'true' || trimmed === 'false') {
+      let value: unknown;
+      let syntax: string | undefined;
+      try {
+        value = JSON.parse(trimmed);
+      } catch (error) {
+        syntax = explain(error);
+      }
+      found =
+        syntax === undefined
+          ? this.lookupValue(value)
+          : { id: rawId(raw), problem: `the schema text is not JSON: ${syntax}` };
+    } else if (trimmed === '') {
+      found = {
+        id: rawId(raw),
+        problem: 'the schema is an empty string; give a schema object, its JSON text or a name',
+      };
+    } else {
+      found = this.lookupName(trimmed);
+    }
+    this.byText.set(raw, found);
+    return found;
+  }
+
+  private lookupName(name: string): RecordSchemaLookup {
+    let schema: JsonSchema;
+    try {
+      this.registry ??= createSchemaRegistry({
+        roots: [...this.schemaRoots.map((dir) => ({ dir, kind: 'custom' as const })), ...defaultSchemaRoots()],
+      });
+      schema = this.registry.resolve(name).schema;
+    } catch (error) {
+      return { id: rawId(name), problem: `the schema name does not resolve: ${explain(error)}` };
+    }
+    return this.lookupValue(schema);
+  }
+
+  private lookupValue(value: unknown): RecordSchemaLookup {
+    let canonical: string;
+    try {
+      canonical = canonicalText(value, this.maxSchemaLength);
+    } catch (error) {
+      if (error instanceof Unusable) return { id: rawId(value), problem: `${error.message}; give a smaller schema` };
+      // A value nested too deep for the stack: refused like one past MAX_SCHEMA_DEPTH.
+      return { id: rawId(value), problem: `the schema cannot be read: ${explain(error)}` };
+    }
+    const hash = sha256(canonical);
+    const known = this.byContent.get(hash);
+    if (known !== undefined) return known;
+    const id = hash.slice(0, 12);
+    const schema = JSON.parse(canonical) as JsonSchema;
+    let found: RecordSchemaLookup;
+    this.compiledCount++;
+    try {
+      const compiled = NODE_DEFAULTS.compileJsonSchema(
+        schema,
+        this.discriminator === undefined ? {} : { discriminator: this.discriminator },
+      );
+      found = { id, schema, compiled };
+    } catch (error) {
+      found = { id, problem: `the schema does not compile: ${explain(error)}` };
+    }
+    this.byContent.set(hash, found);
+    return found;
+  }
+}
