@@ -1,0 +1,136 @@
+/**
+ * The report of `llmjson batch` is exactly mergeable: for random result lines and input problems,
+ * split over n ≤ 8 shards by any assignment (not only `--shard k/n`'s position rule), the merge of
+ * the shards' reports deep-equals the report of one builder fed everything, whatever the order of
+ * the reports and of the lines within each; read back from their JSON files, the same. Small caps
+ * are not needed to reach the bounds: models, keywords and paths are drawn from sets larger than
+ * what most shards see, and the unit tests cover the caps themselves.
+ */
+import { test as fcTest } from '@fast-check/vitest';
+import fc from 'fast-check';
+import { describe, expect } from 'vitest';
+import {
+  type BatchReport,
+  mergeReports,
+  parseReport,
+  ReportBuilder,
+  type ReportSettings,
+} from '../../packages/cli/src/batch-report.js';
+import {
+  type InputProblem,
+  RECORD_STATUSES,
+  type RecordResult,
+  type RecordStatus,
+} from '../../packages/cli/src/batch-types.js';
+import { numRuns } from '../support/chunking.js';
+
+const SETTINGS: ReportSettings = {
+  mode: 'json',
+  salvage: true,
+  coerce: ['enum-case'],
+  format: 'openai-batch',
+  fields: { schema: 'body.json_schema' },
+  statuses: 'llmjson',
+  inputs: ['a.jsonl'],
+};
+
+const MODELS = ['gpt-4o', 'gpt-4o-mini', 'Llama-3', 'qwen|2.5', '__proto__', 'constructor', '', 'é\u0000\n'];
+const status = fc.constantFrom<RecordStatus>(...RECORD_STATUSES);
+const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
+
+/** A result line's fields; its position is given by its place in the run. */
+const line = fc.record({
+  model: fc.constantFrom(...MODELS),
+  status,
+  strict: status,
+  coerce: status,
+  values: fc.nat(3),
+  diagnostics: fc.nat(3),
+  keyword: maybe(fc.constantFrom('type', 'required', 'enum', 'additionalProperties', 'minLength')),
+  path: maybe(fc.constantFrom('', '/name', '/items/0', '/items/17/name', '/a/b/3/c', '/__proto__')),
+  message: maybe(fc.string({ maxLength: 20 })),
+  excerpt: maybe(fc.string({ maxLength: 20 })),
+});
+
+type Line = typeof line extends fc.Arbitrary<infer T> ? T : never;
+
+function resultAt(index: number, l: Line): RecordResult {
+  return {
+    index,
+    id: `r${index % 5}`,
+    model: l.model,
+    status: l.status,
+    scores: { strict: l.strict, salvage: l.status, coerce: l.coerce },
+    values: l.values,
+    diagnostics: l.diagnostics,
+    ...(l.keyword === undefined ? {} : { keyword: l.keyword }),
+    ...(l.path === undefined ? {} : { path: l.path }),
+    ...(l.message === undefined ? {} : { message: l.message }),
+    ...(l.excerpt === undefined ? {} : { excerpt: l.excerpt }),
+  };
+}
+
+/** A run: each item a result line or an input problem, each assigned to one of n shards; then an order. */
+const run = fc.integer({ min: 1, max: 8 }).chain((n) =>
+  fc.record({
+    n: fc.constant(n),
+    items: fc.array(
+      fc.record({
+        shard: fc.nat(n - 1),
+        item: fc.oneof(
+          { weight: 9, arbitrary: line.map((l) => ({ kind: 'result' as const, l })) },
+          { weight: 1, arbitrary: fc.string({ maxLength: 10 }).map((m) => ({ kind: 'problem' as const, m })) },
+        ),
+      }),
+      { maxLength: 120 },
+    ),
+    seed: fc.integer(),
+  }),
+);
+
+function feed(
+  builder: ReportBuilder,
+  item: { kind: 'result'; l: Line } | { kind: 'problem'; m: string },
+  index: number,
+) {
+  if (item.kind === 'result') builder.add(resultAt(index, item.l));
+  else builder.addProblem({ index, file: 'a.jsonl', line: index + 1, message: item.m } satisfies InputProblem);
+}
+
+/** A deterministic shuffle (the seed is part of the case, so a failure replays). */
+function shuffled<T>(list: readonly T[], seed: number): T[] {
+  const out = [...list];
+  let state = seed >>> 0 || 1;
+  for (let i = out.length - 1; i > 0; i--) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    const j = state % (i + 1);
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+describe('batch report merge', () => {
+  fcTest.prop([run], { numRuns })(
+    'merge of any split equals the one-run report, in any order',
+    ({ n, items, seed }) => {
+      const whole = new ReportBuilder(SETTINGS);
+      for (const [index, { item }] of items.entries()) feed(whole, item, index);
+      const expected = whole.report();
+
+      const builders = Array.from(
+        { length: n },
+        (_, k) => new ReportBuilder({ ...SETTINGS, ...(n === 1 ? {} : { shard: { index: k + 1, count: n } }) }),
+      );
+      // Each shard folds its own items in an order of its own.
+      const indexed = items.map((entry, index) => ({ ...entry, index }));
+      for (const { shard, item, index } of shuffled(indexed, seed)) feed(builders[shard] as ReportBuilder, item, index);
+      const shards: BatchReport[] = builders.map((b) => b.report());
+
+      expect(mergeReports(shards)).toEqual(expected);
+      expect(mergeReports(shuffled(shards, seed ^ 0x5bd1e995))).toEqual(expected);
+      // Through their JSON files: the same, byte for byte.
+      const files = shards.map((s, i) => parseReport(JSON.stringify(s), `shard-${i}.json`));
+      expect(JSON.stringify(mergeReports(files))).toBe(JSON.stringify(expected));
+    },
+  );
+});
