@@ -5,6 +5,15 @@
  * is read (`scanInputs`), so a file that cannot be read is a usage error (exit 2), not a
  * failure halfway through the run. Every input must be a regular file (a FIFO would block the
  * run, a device never end), and a `.txt` response, read whole, at most `MAX_RESPONSE_BYTES`.
+ *
+ * Each line of a JSONL file is lifted out of its format (batch-formats.ts): the one `--format`
+ * names, or, without it, the one detected from the file's first record (each file on its own,
+ * told to `onFormat`). A line that is not a record of it is a problem, never a crash.
+ *
+ * Positions: every item, a record or not — each non-blank line of a JSONL file (a problem
+ * too), each `.txt` file of a directory — takes the next position, from 0 over the inputs in the
+ * order given. `--shard` and `--resume` rely on this: positions depend only on the inputs.
+ * A byte-order mark before the first line and CRLF line ends are read as nothing.
  */
 
 /** Largest `.txt` response of a batch directory, in bytes (each is read whole): 64 MiB. */
@@ -14,19 +23,15 @@ import { accessSync, constants, createReadStream, readdirSync, statSync } from '
 import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { quoteInput } from '@llmjson/core/internal';
+import { detectFormat, type FieldPaths, liftRecord, type ParsedFieldPaths, parseFieldPaths } from './batch-formats.js';
+import type { BatchFormat, BatchRecord, InputProblem } from './batch-types.js';
 import { UsageError } from './exit-codes.js';
 import { fileProblem } from './output-paths.js';
 import { DEFAULT_MAX_FILE_BYTES, notRegular, openRegularFile, readRegularText } from './read-file.js';
 
-export interface BatchRecord {
-  /** Position in the whole run, from 0. */
-  readonly index: number;
-  readonly id: string;
-  readonly model: string;
-  readonly text: string;
-  readonly finishReason?: string;
-}
+export type { BatchFormat, BatchRecord, InputProblem } from './batch-types.js';
 
+/** The fields of the first `llmjson batch` (plain names of top-level fields); `ReadOptions` supersedes them. */
 export interface FieldOptions {
   /** Field holding the response text; default: `text`, else `output`. */
   readonly textField?: string;
@@ -36,14 +41,21 @@ export interface FieldOptions {
   readonly idField?: string;
 }
 
-export interface InputProblem {
-  readonly file: string;
-  readonly line: number;
-  readonly message: string;
+/** How the records of a run are read. */
+export interface ReadOptions {
+  /** The format of every file; undefined: detected per file from its first record. */
+  readonly format?: BatchFormat;
+  /** `--text-field` and the others: a dotted path or a JSON Pointer each (a bad one: UsageError). */
+  readonly paths: FieldPaths;
+  /** Told once per JSONL file, at its first record, which format its records are read as. */
+  readonly onFormat?: (format: FileFormat) => void;
 }
 
-function field(record: Record<string, unknown>, name: string): unknown {
-  return Object.hasOwn(record, name) ? record[name] : undefined;
+/** The format a file is read as (`detected`: from its first record, not from `--format`). */
+export interface FileFormat {
+  readonly file: string;
+  readonly format: BatchFormat;
+  readonly detected: boolean;
 }
 
 /** One input of a run, checked: a JSONL file of records, or a directory and its `.txt` responses. */
@@ -128,12 +140,36 @@ export function inputSize(inputs: readonly BatchInput[]): number {
   return total;
 }
 
+/** The first command's field names as paths: each a top-level field, read as records always were. */
+function legacyOptions(fields: FieldOptions): { format: BatchFormat; paths: ParsedFieldPaths } {
+  const top = (flag: string, name: string | undefined) =>
+    name === undefined ? undefined : { flag, path: name, segments: [name] };
+  const text = top('--text-field', fields.textField);
+  const id = top('--id-field', fields.idField);
+  const model = top('--model-field', fields.modelField);
+  return {
+    format: 'records',
+    paths: {
+      ...(text === undefined ? {} : { text }),
+      ...(id === undefined ? {} : { id }),
+      ...(model === undefined ? {} : { model }),
+    },
+  };
+}
+
+/**
+ * The records of the inputs, in order, each with its position (`index`); what is not a record
+ * goes to `onProblem` with its position. `onBytes` counts the bytes read (the progress bar).
+ */
 export async function* readRecords(
   inputs: readonly BatchInput[],
-  fields: FieldOptions,
+  options: ReadOptions | FieldOptions,
   onProblem: (problem: InputProblem) => void,
   onBytes: (bytes: number) => void,
 ): AsyncGenerator<BatchRecord> {
+  const { format: given, paths } =
+    'paths' in options ? { format: options.format, paths: parseFieldPaths(options.paths) } : legacyOptions(options);
+  const onFormat = 'paths' in options ? options.onFormat : undefined;
   let index = 0;
   for (const input of inputs) {
     const path = input.path;
@@ -151,40 +187,40 @@ export async function* readRecords(
     // be a regular file still (a FIFO swapped in since the scan would block the run).
     const { fd } = openRegularFile(path, basename(path), { maxBytes: Number.POSITIVE_INFINITY });
     const lines = createInterface({ input: createReadStream('', { fd }), crlfDelay: Number.POSITIVE_INFINITY });
+    let format = given;
+    // Whether onFormat heard of this file: at its first record, detected or given.
+    let told = false;
     let lineNumber = 0;
     for await (const raw of lines) {
       lineNumber++;
       const line = lineNumber === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
       onBytes(Buffer.byteLength(raw) + 1);
       if (line.trim() === '') continue;
+      const position = index++;
+      const problem = (message: string) => onProblem({ index: position, file: path, line: lineNumber, message });
       let record: unknown;
       try {
         record = JSON.parse(line);
       } catch (error) {
-        onProblem({ file: path, line: lineNumber, message: `not JSON: ${(error as Error).message}` });
+        problem(`not JSON: ${(error as Error).message}`);
         continue;
       }
       if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-        onProblem({ file: path, line: lineNumber, message: 'a record must be a JSON object' });
+        problem('a record must be a JSON object');
         continue;
       }
       const r = record as Record<string, unknown>;
-      const text =
-        fields.textField === undefined ? (field(r, 'text') ?? field(r, 'output')) : field(r, fields.textField);
-      if (text !== undefined && text !== null && typeof text !== 'string') {
-        onProblem({ file: path, line: lineNumber, message: `the text field is ${typeof text}, not a string` });
+      if (format === undefined) {
+        format = detectFormat(r);
+        onFormat?.({ file: path, format, detected: true });
+      } else if (!told) onFormat?.({ file: path, format, detected: false });
+      told = true;
+      const lifted = liftRecord(format, r, { file: path, line: lineNumber }, { paths, detected: given === undefined });
+      if ('problem' in lifted) {
+        problem(lifted.problem);
         continue;
       }
-      const id = field(r, fields.idField ?? 'id');
-      const model = field(r, fields.modelField);
-      const finish = field(r, 'finish_reason') ?? field(r, 'stop_reason');
-      yield {
-        index: index++,
-        id: id === undefined ? `${basename(path)}:${lineNumber}` : String(id),
-        model: model === undefined || model === null ? 'unknown' : String(model),
-        text: typeof text === 'string' ? text : '',
-        ...(typeof finish === 'string' ? { finishReason: finish } : {}),
-      };
+      yield { index: position, ...lifted.record };
     }
   }
 }
