@@ -58,6 +58,7 @@ import {
 } from '@llmjson/core';
 import { NODE_DEFAULTS } from '@llmjson/core/ajv';
 import {
+  coercionRules,
   depthExceeds,
   elementSchemaAt,
   JsonScanner,
@@ -104,6 +105,12 @@ interface Outcome {
   readonly path?: string;
   readonly message?: string;
   readonly excerpt?: string;
+  /**
+   * Strict only: the text did not parse. It is `invalid` (a syntax error) unless it holds no JSON
+   * at all (`not-json`), which is decided after salvage: when salvage finds a value, the
+   * question is answered without scanning the text again.
+   */
+  readonly unparsed?: true;
 }
 
 /** What every scoring of one record shares, computed at most once. */
@@ -116,6 +123,8 @@ interface Context {
   readonly discriminator: string | undefined;
   /** Memo of `hasNoJson`. */
   noJson?: boolean;
+  /** The whole text as JSON.parse read it (strict, json/elements/salvage modes), or `failed`. */
+  document?: { readonly value: unknown } | 'failed';
 }
 
 // ---- small helpers ---------------------------------------------------------------------------
@@ -180,7 +189,10 @@ function hasNoJson(context: Context): boolean {
   if (context.noJson !== undefined) return context.noJson;
   const { text } = context;
   const trimmed = text.trim();
-  let none = !startsLikeJson(trimmed) && !parses(trimmed) && !endsInsideDocument(text);
+  let none =
+    !startsLikeJson(trimmed) &&
+    (context.document === 'failed' || (context.document === undefined && !parses(trimmed))) &&
+    !endsInsideDocument(text);
   if (none) {
     const diagnostics: Diagnostic[] = [];
     const found = extractAllJson(text, { onDiagnostic: (d) => diagnostics.push(d) });
@@ -266,18 +278,22 @@ function strictDocument(context: Context): Outcome {
   try {
     value = JSON.parse(text);
   } catch (error) {
+    context.document = 'failed';
     if (endsInsideDocument(text)) return truncated(context, 0, 1);
-    if (hasNoJson(context)) return notJson(context);
     return {
       status: 'invalid',
       values: 0,
       diagnostics: 1,
       message: bounded(`the text is not one JSON document: ${errorMessage(error)}`),
       excerpt: excerptAt(text, syntaxOffset(error) ?? 0),
+      unparsed: true,
     };
   }
+
   const start = text.length - text.trimStart().length;
   if (mayExceedDepth(text.length, DEFAULT_MAX_DEPTH) && depthExceeds(value, DEFAULT_MAX_DEPTH)) {
+    // Never handed to a validator or a coercer: a recursive schema would recurse as deep.
+    context.document = 'failed';
     return {
       status: 'invalid',
       values: 0,
@@ -286,6 +302,7 @@ function strictDocument(context: Context): Outcome {
       excerpt: excerptAt(text, start),
     };
   }
+  context.document = { value };
   if (context.mode === 'elements' && !Array.isArray(value)) {
     return {
       status: 'invalid',
@@ -325,13 +342,13 @@ function strictLines(context: Context): Outcome {
       value = JSON.parse(line);
     } catch (error) {
       if (i === last && endsInsideDocument(line)) return truncated(context, count, 1, `line ${i + 1} is cut off`);
-      if (hasNoJson(context)) return notJson(context);
       return {
         status: 'invalid',
         values: count,
         diagnostics: 1,
         message: bounded(`line ${i + 1} is not JSON: ${errorMessage(error)}`),
         excerpt: excerptAt(text, at + (syntaxOffset(error) ?? 0)),
+        unparsed: true,
       };
     }
     if (mayExceedDepth(line.length, DEFAULT_MAX_DEPTH) && depthExceeds(value, DEFAULT_MAX_DEPTH)) {
@@ -473,6 +490,21 @@ function coerceOutcome(context: Context, salvage: Outcome, rules: CoerceOption):
     coerceWith: NODE_DEFAULTS.coerceWith,
   };
   const coerced = (values: number, diagnostics: number): Outcome => ({ status: 'coerced', values, diagnostics });
+  // The whole text is one document the schema rejected: it is the first candidate the engines
+  // would coerce, so coercing it here (core's cached coercing validator) answers without another
+  // scan. Only when that fails do the engines look for other candidates.
+  const document = context.document;
+  if (
+    (context.mode === 'json' || context.mode === 'salvage') &&
+    typeof document === 'object' &&
+    context.compiled !== undefined
+  ) {
+    const set = coercionRules(rules);
+    if (set !== undefined) {
+      const result = validate(NODE_DEFAULTS.coerceWith(context.compiled, schema as JsonSchema, set), document.value);
+      if (result.valid) return coerced(1, result.fixes?.length ?? 0);
+    }
+  }
   const anywhere = (): Outcome | undefined => {
     const found = extractAllJson(text, engine);
     return found.length > 0 ? coerced(found.length, 0) : undefined;
@@ -664,9 +696,13 @@ function judge(record: BatchRecord, options: JudgeOptions, schemas: RecordSchema
     compiled,
     discriminator: options.discriminator,
   };
-  const strict = guarded(() => strictOutcome(context));
+  let strict = guarded(() => strictOutcome(context));
   // Done once: what strict finds valid is valid under salvage and coerce without another parse.
   const salvage = strict.status === 'valid' ? strict : guarded(() => salvageOutcome(context, strict));
+  if (strict.unparsed === true && salvage.status !== 'valid' && salvage.status !== 'salvaged') {
+    // Salvage found nothing usable: whether there is JSON at all is decided by looking (once).
+    if (hasNoJson(context)) strict = notJson(context);
+  }
   const coerce = guarded(() => coerceOutcome(context, salvage, coerceRules(options.coerce)));
   const scores = { strict: strict.status, salvage: salvage.status, coerce: coerce.status };
   const run = options.salvage === false ? strict : coercing(options.coerce) ? coerce : salvage;

@@ -153,46 +153,73 @@ function explain(error: unknown): string {
   return quoteInput(message, MAX_PROBLEM_LENGTH);
 }
 
-/** A map in least-recently-used order (a Map keeps insertion order), bounded by entries and key characters. */
+/**
+ * A map that forgets its least recently used entries, bounded by entries and key characters. A
+ * hit only stamps the entry (no delete and re-insert: this runs once or twice per record); when a
+ * bound is passed, the oldest tenth goes at once (sorted by stamp), so eviction costs O(log n)
+ * per insertion, amortised.
+ */
 class Lru<V> {
-  private readonly map = new Map<string, V>();
+  private readonly map = new Map<string, { value: V; used: number }>();
   private characters = 0;
+  private clock = 0;
   constructor(
     private readonly limit: number,
     private readonly maxCharacters = Number.POSITIVE_INFINITY,
   ) {}
   get(key: string): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
+    const entry = this.map.get(key);
+    if (entry === undefined) return undefined;
+    entry.used = ++this.clock;
+    return entry.value;
   }
   set(key: string, value: V): void {
     if (this.limit <= 0 || key.length > this.maxCharacters) return;
-    if (this.map.delete(key)) this.characters -= key.length;
-    this.map.set(key, value);
+    const old = this.map.get(key);
+    if (old !== undefined) this.characters -= key.length;
+    this.map.set(key, { value, used: ++this.clock });
     this.characters += key.length;
-    while (this.map.size > this.limit || this.characters > this.maxCharacters) {
-      const oldest = this.map.keys().next().value as string;
-      this.map.delete(oldest);
-      this.characters -= oldest.length;
-    }
+    if (this.map.size > this.limit || this.characters > this.maxCharacters) this.prune();
   }
   get size(): number {
     return this.map.size;
   }
+  private prune(): void {
+    const keepEntries = this.limit - Math.floor(this.limit / 10);
+    const keepCharacters = Number.isFinite(this.maxCharacters)
+      ? this.maxCharacters - Math.floor(this.maxCharacters / 10)
+      : this.maxCharacters;
+    const oldestFirst = [...this.map].sort((a, b) => a[1].used - b[1].used);
+    for (const [key] of oldestFirst) {
+      if (this.map.size <= keepEntries && this.characters <= keepCharacters) break;
+      this.map.delete(key);
+      this.characters -= key.length;
+    }
+  }
+}
+
+/** A lookup and, when it got as far as a content, the content's full hash. */
+interface Keyed {
+  readonly found: RecordSchemaLookup;
+  readonly hash?: string;
+}
+
+function problem(id: string, why: string): Keyed {
+  return { found: { id, problem: why } };
 }
 
 export class RecordSchemas {
   private readonly discriminator: string | false | undefined;
   private readonly schemaRoots: readonly string[];
   private readonly maxSchemaLength: number;
-  /** Canonical text's full SHA-256 → the lookup. */
+  /** Canonical text's full SHA-256 → the lookup: the bound, and the recency that decides eviction. */
   private readonly byContent: Lru<RecordSchemaLookup>;
-  /** A raw JSON text or a name, as a record gave it → the lookup (no parse, no hash on a repeat). */
-  private readonly byText: Lru<RecordSchemaLookup>;
+  /**
+   * A schema as a record wrote it (a JSON text, a name, an object's JSON.stringify) → its content
+   * hash (then looked up in `byContent`), or the problem found before there was a content. A
+   * repeat costs no parse, no canonical walk and no hash.
+   */
+  private readonly byText: Lru<Keyed>;
   private registry: SchemaRegistry | undefined;
   private compiledCount = 0;
 
@@ -228,55 +255,67 @@ export class RecordSchemas {
   /** The compiled schema `raw` stands for, or why it cannot be used. Never throws. */
   lookup(raw: unknown): RecordSchemaLookup {
     try {
-      if (typeof raw === 'string') return this.lookupText(raw);
-      if (typeof raw === 'boolean' || (typeof raw === 'object' && raw !== null && !Array.isArray(raw))) {
-        return this.lookupValue(raw);
-      }
-      return {
-        id: rawId(raw),
-        problem: `a record's schema must be a JSON Schema object, a boolean, a JSON text of one or a schema name; got ${describe(raw)}`,
-      };
+      if (typeof raw === 'string') return this.lookupWritten(raw, () => this.lookupText(raw));
+      if (typeof raw === 'boolean') return this.lookupValue(raw).found;
+      if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) return this.lookupObject(raw);
+      return problem(
+        rawId(raw),
+        `a record's schema must be a JSON Schema object, a boolean, a JSON text of one or a schema name; got ${describe(raw)}`,
+      ).found;
     } catch (error) {
       // Defensive: every expected failure is a problem already; this keeps the promise of never throwing.
-      return { id: rawId(raw), problem: `the schema could not be read: ${explain(error)}` };
+      return problem(rawId(raw), `the schema could not be read: ${explain(error)}`).found;
     }
   }
 
-  private lookupText(raw: string): RecordSchemaLookup {
-    const known = this.byText.get(raw);
-    if (known !== undefined) return known;
-    let found: RecordSchemaLookup;
+  /** `written` through `byText`, else `slow` (whose answer is then remembered under `written`). */
+  private lookupWritten(written: string, slow: () => Keyed): RecordSchemaLookup {
+    const known = this.byText.get(written);
+    if (known !== undefined) {
+      if (known.hash === undefined) return known.found;
+      const current = this.byContent.get(known.hash);
+      if (current !== undefined) return current;
+      // The content was evicted since: it is compiled again, as any new content.
+    }
+    const keyed = slow();
+    this.byText.set(written, keyed);
+    return keyed.found;
+  }
+
+  private lookupText(raw: string): Keyed {
     const trimmed = raw.trim();
     if (raw.length > this.maxSchemaLength) {
-      found = {
-        id: rawId(raw),
-        problem: `the schema is longer than ${this.maxSchemaLength} characters; give a smaller schema`,
-      };
-    } else if (trimmed.startsWith('{') || trimmed === 'true' || trimmed === 'false') {
-      let value: unknown;
-      let syntax: string | undefined;
-      try {
-        value = JSON.parse(trimmed);
-      } catch (error) {
-        syntax = explain(error);
-      }
-      found =
-        syntax === undefined
-          ? this.lookupValue(value)
-          : { id: rawId(raw), problem: `the schema text is not JSON: ${syntax}` };
-    } else if (trimmed === '') {
-      found = {
-        id: rawId(raw),
-        problem: 'the schema is an empty string; give a schema object, its JSON text or a name',
-      };
-    } else {
-      found = this.lookupName(trimmed);
+      return problem(rawId(raw), `the schema is longer than ${this.maxSchemaLength} characters; give a smaller schema`);
     }
-    this.byText.set(raw, found);
-    return found;
+    if (trimmed === '') {
+      return problem(rawId(raw), 'the schema is an empty string; give a schema object, its JSON text or a name');
+    }
+    if (!trimmed.startsWith('{') && trimmed !== 'true' && trimmed !== 'false') return this.lookupName(trimmed);
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch (error) {
+      return problem(rawId(raw), `the schema text is not JSON: ${explain(error)}`);
+    }
+    return this.lookupValue(value);
   }
 
-  private lookupName(name: string): RecordSchemaLookup {
+  /**
+   * An object schema: first by its JSON text as written (JSON.stringify is native and cheap, and
+   * the records of one run spell a schema the same way), else by its canonical content.
+   */
+  private lookupObject(raw: object): RecordSchemaLookup {
+    let written: string | undefined;
+    try {
+      written = JSON.stringify(raw);
+    } catch {
+      // Too deep for the stack: the canonical walk refuses it with a reason.
+    }
+    if (written === undefined || written.length > this.maxSchemaLength) return this.lookupValue(raw).found;
+    return this.lookupWritten(written, () => this.lookupValue(raw));
+  }
+
+  private lookupName(name: string): Keyed {
     let schema: JsonSchema;
     try {
       this.registry ??= createSchemaRegistry({
@@ -284,23 +323,23 @@ export class RecordSchemas {
       });
       schema = this.registry.resolve(name).schema;
     } catch (error) {
-      return { id: rawId(name), problem: `the schema name does not resolve: ${explain(error)}` };
+      return problem(rawId(name), `the schema name does not resolve: ${explain(error)}`);
     }
     return this.lookupValue(schema);
   }
 
-  private lookupValue(value: unknown): RecordSchemaLookup {
+  private lookupValue(value: unknown): Keyed {
     let canonical: string;
     try {
       canonical = canonicalText(value, this.maxSchemaLength);
     } catch (error) {
-      if (error instanceof Unusable) return { id: rawId(value), problem: `${error.message}; give a smaller schema` };
+      if (error instanceof Unusable) return problem(rawId(value), `${error.message}; give a smaller schema`);
       // A value nested too deep for the stack: refused like one past MAX_SCHEMA_DEPTH.
-      return { id: rawId(value), problem: `the schema cannot be read: ${explain(error)}` };
+      return problem(rawId(value), `the schema cannot be read: ${explain(error)}`);
     }
     const hash = sha256(canonical);
     const known = this.byContent.get(hash);
-    if (known !== undefined) return known;
+    if (known !== undefined) return { found: known, hash };
     const id = hash.slice(0, 12);
     const schema = JSON.parse(canonical) as JsonSchema;
     let found: RecordSchemaLookup;
@@ -315,6 +354,6 @@ export class RecordSchemas {
       found = { id, problem: `the schema does not compile: ${explain(error)}` };
     }
     this.byContent.set(hash, found);
-    return found;
+    return { found, hash };
   }
 }

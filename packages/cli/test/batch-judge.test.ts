@@ -326,6 +326,13 @@ describe('record schemas', () => {
     expect(schemas.size).toBe(2);
     schemas.lookup(b);
     expect(schemas.compilations).toBe(4);
+    // Many distinct contents, as written or as JSON texts: never more than the limit held.
+    const many = new RecordSchemas({ limit: 10 });
+    for (let i = 0; i < 200; i++) {
+      many.lookup(i % 2 === 0 ? { maxLength: i } : JSON.stringify({ maxLength: i }));
+      expect(many.size).toBeLessThanOrEqual(10);
+    }
+    expect(many.compilations).toBe(200);
   });
 
   test('the worker judges a batch with one cache for the thread', () => {
