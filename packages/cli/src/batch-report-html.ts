@@ -62,7 +62,7 @@ const CSS = `
 :root { color-scheme: light; --ink: #1d2430; --muted: #5b6472; --rule: #e3e6eb; --panel: #f7f8fa; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); background: #fff; }
-main { max-width: 980px; margin: 0 auto; padding: 28px 32px 48px; }
+main { max-width: 1080px; margin: 0 auto; padding: 28px 32px 48px; }
 h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 16px; margin: 32px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--rule); }
 h3 { font-size: 14px; margin: 18px 0 6px; }
@@ -79,10 +79,15 @@ svg.bars .scoring, svg.bars .empty { fill: var(--muted); }
 svg.bars .track { fill: var(--panel); stroke: var(--rule); }
 svg.bars .total { font-weight: 700; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 8px; border-bottom: 1px solid var(--rule); text-align: right; vertical-align: top; }
+th, td { padding: 3px 6px; border-bottom: 1px solid var(--rule); text-align: right; vertical-align: top; }
 th { font-weight: 600; background: var(--panel); white-space: nowrap; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
+td.scoring { white-space: nowrap; color: var(--muted); }
+td.name { max-width: 260px; overflow-wrap: anywhere; }
+tr.group td { font-weight: 600; padding-top: 10px; border-bottom: none; }
+table.counts td.scoring { padding-left: 18px; }
 tr.total td { font-weight: 600; border-top: 2px solid var(--rule); }
+tr.group.total td { border-top: 2px solid var(--rule); }
 td.zero { color: #b5bac2; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 24px; }
 .pair h2 { margin-top: 32px; }
@@ -121,7 +126,7 @@ function bars(report: BatchReport): string {
     const top = 2 + r * (groupHeight + GROUP_GAP);
     parts.push(
       `<g class="model-bars" data-model="${htmlText(name)}">`,
-      `<text class="model${total ? ' total' : ''}" x="0" y="${top + BAR_HEIGHT - 3}"><title>${htmlText(name)}</title>${htmlText(short(name, 28))}</text>`,
+      `<text class="model${total ? ' total' : ''}" x="0" y="${top + BAR_HEIGHT - 3}"><title>${htmlText(name)}</title>${htmlText(short(name, 26))}</text>`,
       `<text class="empty" x="0" y="${top + 2 * BAR_HEIGHT + BAR_GAP - 3}">${summary.records} ${summary.records === 1 ? 'record' : 'records'}</text>`,
     );
     SCORINGS.forEach((scoring, s) => {
@@ -157,15 +162,18 @@ function numberCell(n: number): string {
   return `<td${n === 0 ? ' class="zero"' : ''}>${n}</td>`;
 }
 
+/** Per model a row naming it, then one row per scoring: every count, and the usable share. */
 function countsTable(report: BatchReport): string {
   const statuses = shownStatuses(report);
-  const head = `<tr><th>model</th><th>scoring</th><th>records</th>${statuses.map((s) => `<th>${s}</th>`).join('')}<th>usable</th></tr>`;
-  const body = reportRows(report).flatMap(({ name, summary, total }) =>
-    SCORINGS.map(
-      (scoring, i) =>
-        `<tr${total && i === 0 ? ' class="total"' : ''}>${i === 0 ? `<td class="text" rowspan="${SCORINGS.length}">${htmlText(short(name, 60))}</td>` : ''}<td class="text">${scoringLabel(scoring)}</td><td>${summary.records}</td>${statuses.map((s) => numberCell(summary.scores[scoring][s])).join('')}<td>${percent(summary.usable[scoring], summary.records)}</td></tr>`,
+  const columns = statuses.length + 3;
+  const head = `<tr><th>scoring</th><th>records</th>${statuses.map((s) => `<th>${s}</th>`).join('')}<th>usable</th></tr>`;
+  const body = reportRows(report).flatMap(({ name, summary, total }) => [
+    `<tr class="group${total ? ' total' : ''}"><td class="text name" colspan="${columns}">${htmlText(short(name, 120))}</td></tr>`,
+    ...SCORINGS.map(
+      (scoring) =>
+        `<tr><td class="text scoring">${scoringLabel(scoring)}</td><td>${summary.records}</td>${statuses.map((s) => numberCell(summary.scores[scoring][s])).join('')}<td><b>${percent(summary.usable[scoring], summary.records)}</b></td></tr>`,
     ),
-  );
+  ]);
   return `<table class="counts">\n<thead>${head}</thead>\n<tbody>\n${body.join('\n')}\n</tbody>\n</table>`;
 }
 
@@ -173,9 +181,14 @@ function benchTable(report: BatchReport): string {
   const head = `<tr><th>model</th>${JSON_SCHEMA_BENCH_CODES.map((c) => `<th>${c}</th>`).join('')}</tr>`;
   const body = reportRows(report).map(
     ({ name, summary, total }) =>
-      `<tr${total ? ' class="total"' : ''}><td class="text">${htmlText(short(name, 60))}</td>${JSON_SCHEMA_BENCH_CODES.map((c) => numberCell(summary.jsonschemabench[c])).join('')}</tr>`,
+      `<tr${total ? ' class="total"' : ''}><td class="text name">${htmlText(short(name, 60))}</td>${JSON_SCHEMA_BENCH_CODES.map((c) => numberCell(summary.jsonschemabench[c])).join('')}</tr>`,
   );
   return `<table class="bench">\n<thead>${head}</thead>\n<tbody>\n${body.join('\n')}\n</tbody>\n</table>`;
+}
+
+/** A keyword or a path as code; the empty JSON Pointer (the whole value) said in words. */
+function keyCell(which: 'keywords' | 'paths', key: string): string {
+  return which === 'paths' && key === '' ? '<i>the whole value</i>' : `<code>${htmlText(short(key, 120))}</code>`;
 }
 
 function keyTable(title: string, column: string, summary: ReportSummary, which: 'keywords' | 'paths'): string {
@@ -184,7 +197,7 @@ function keyTable(title: string, column: string, summary: ReportSummary, which: 
   const rest = list.slice(10).reduce((sum, k) => sum + k.count, 0) + other;
   const rows = list
     .slice(0, 10)
-    .map((k) => `<tr><td class="text"><code>${htmlText(short(k.key, 120))}</code></td><td>${k.count}</td></tr>`);
+    .map((k) => `<tr><td class="text">${keyCell(which, k.key)}</td><td>${k.count}</td></tr>`);
   const table =
     list.length === 0
       ? '<p class="note">None.</p>'
@@ -204,7 +217,7 @@ function examples(report: BatchReport): string {
         `<span>id <b>${htmlText(short(e.id, 80))}</b></span>`,
         `<span class="status st-${e.status}">${e.status}</span>`,
         ...(e.keyword === undefined ? [] : [`<span>keyword <b>${htmlText(e.keyword)}</b></span>`]),
-        ...(e.path === undefined ? [] : [`<span>path <code>${htmlText(e.path)}</code></span>`]),
+        ...(e.path === undefined ? [] : [`<span>path ${keyCell('paths', e.path)}</span>`]),
       ];
       parts.push(
         `<div class="example"><div class="meta">${meta.join('')}</div>${e.message === undefined ? '' : `<p class="message">${htmlText(e.message)}</p>`}${e.excerpt === undefined ? '' : `<pre>${htmlText(e.excerpt)}</pre>`}</div>`,

@@ -23,6 +23,7 @@ import { writeFileSync } from 'node:fs';
 import { extname, isAbsolute, relative } from 'node:path';
 import { COERCION_RULES, type CoerceOption } from '@llmjson/core';
 import { quoteInput } from '@llmjson/core/internal';
+import { jsonSchemaBenchCode } from './batch-judge.js';
 import { htmlReport } from './batch-report-html.js';
 import {
   type BatchFormat,
@@ -184,28 +185,6 @@ export function runScoring(settings: Pick<ReportSettings, 'salvage' | 'coerce'>)
 /** Code-unit order: the same on every machine. */
 export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** JSONSchemaBench's code for a status (docs/decisions/039): a schema failure is semantic, a syntax one is not. */
-function benchCode(status: RecordStatus, keyword: string | undefined): JsonSchemaBenchCode {
-  switch (status) {
-    case 'valid':
-    case 'salvaged':
-      return 'MATCH';
-    case 'coerced':
-      return 'SEMANTIC_ERROR';
-    case 'invalid':
-      return keyword === undefined ? 'SYNTAX_ERROR' : 'SEMANTIC_ERROR';
-    case 'truncated':
-      return 'SYNTAX_ERROR';
-    case 'not-json':
-      return 'JSON_NOT_FOUND_ERROR';
-    case 'empty':
-    case 'provider-error':
-      return 'EMPTY_INPUT_OR_BAD_FORMAT';
-    case 'unsupported-schema':
-      return 'UNSUPPORTED_SCHEMA';
-  }
 }
 
 /** `text` at most `max` characters, `…` at a cut (never between the halves of a surrogate pair). */
@@ -449,7 +428,10 @@ function checkResult(result: RecordResult): CheckedResult {
     scores,
     values: count(result.values),
     diagnostics: count(result.diagnostics),
-    bench: given !== undefined && BENCH_SET.has(given) ? given : benchCode(status, keyword),
+    bench:
+      given !== undefined && BENCH_SET.has(given)
+        ? given
+        : jsonSchemaBenchCode(keyword === undefined ? { status } : { status, keyword }),
     example,
   };
 }
@@ -934,7 +916,8 @@ export function shownStatuses(report: BatchReport): RecordStatus[] {
   return seen.length === 0 ? ['valid'] : seen;
 }
 
-function alignedTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/** A plain-text table: the first column aligned left, the others right. */
+export function alignedTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -944,10 +927,13 @@ function alignedTable(header: readonly string[], rows: readonly (readonly string
   return [line(header), ...rows.map(line)].join('\n');
 }
 
+/** What a table shows for a path: the empty JSON Pointer is the whole value. */
+export const WHOLE_VALUE = '(the whole value)';
+
 function topKeys(list: readonly KeyCount[], max: number): string {
   return list
     .slice(0, max)
-    .map((k) => `${terminalText(quoteInput(k.key, 80))} ${k.count}`)
+    .map((k) => `${k.key === '' ? WHOLE_VALUE : terminalText(quoteInput(k.key, 80))} ${k.count}`)
     .join(', ');
 }
 
@@ -1067,7 +1053,7 @@ export function markdownReport(report: BatchReport): string {
     out.push(
       markdownTable(
         [title.includes('keyword') ? 'keyword' : 'path', 'failures'],
-        list.slice(0, 10).map((k) => [md(k.key), String(k.count)]),
+        list.slice(0, 10).map((k) => [k.key === '' ? WHOLE_VALUE : md(k.key), String(k.count)]),
       ),
     );
     const rest = list.slice(10).reduce((sum, k) => sum + k.count, 0) + other;
