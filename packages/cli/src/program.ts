@@ -11,6 +11,7 @@ import { ConfigurationError, ProviderFormat } from '@llmjson/core';
 import { quoteInput } from '@llmjson/core/internal';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { BatchFlags } from './batch-command.js';
+import { BATCH_FORMATS } from './batch-types.js';
 import { COERCE_HELP } from './coerce-flag.js';
 import type { CompileFlags } from './compile-command.js';
 import { MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
@@ -374,19 +375,59 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
   schemaOptions(
     program
       .command('batch')
-      .summary('classify recorded model outputs (valid, salvaged, truncated, invalid, empty) with a per-model report')
-      .argument('<files...>', 'JSONL files of one record per response, or directories of .txt files')
+      .summary(
+        'score recorded model outputs (batch-API results, benchmark samples, JSONL records, .txt files) per model: strict, salvage and coerce side by side',
+      )
+      .argument('<files...>', 'JSONL files of records (any --format), or directories of .txt files')
       .addOption(
         new Option('--mode <mode>', 'what each response must be')
           .choices(['json', 'jsonl', 'elements', 'salvage'])
           .default('json'),
       )
-      .option('--no-salvage', 'do not fall back to salvage (fences, prose) when a response is not valid as it stands')
-      .option('--text-field <name>', 'record field holding the response (default: text, else output)')
-      .option('--model-field <name>', 'record field holding the model', 'model')
-      .option('--id-field <name>', 'record field holding the id (default: id, else file:line)')
+      .option(
+        '--no-salvage',
+        "the run's status by the strict scoring (JSON.parse of the whole text), not salvage (fences, prose); the report shows all three anyway",
+      )
+      .addOption(
+        new Option(
+          '--format <format>',
+          "the records' layout (default: detected from each file's first record; records when nothing else fits)",
+        ).choices(BATCH_FORMATS),
+      )
+      .option(
+        '--text-field <path>',
+        "where a record's response text is: a dotted path (response.body.choices.0.message.content) or a JSON Pointer (default: the format's)",
+      )
+      .option('--id-field <path>', "where a record's id is (default: the format's; else file:line)")
+      .option('--model-field <path>', "where a record's model is (default: the format's)")
+      .option('--finish-field <path>', "where a record's finish reason is (a cut answer: length, max_tokens)")
+      .option(
+        '--schema-field <path>',
+        "where a record's own schema is: an object, a JSON text of one, or a name resolved through --schema-root (instead of --schema)",
+      )
+      .option('--coerce [rules]', `the run's status by the salvage + coerce scoring; ${COERCE_HELP}`)
+      .addOption(
+        new Option(
+          '--statuses <vocabulary>',
+          "each result line's status also in JSONSchemaBench's codes (MATCH, SYNTAX_ERROR...) with jsonschemabench",
+        )
+          .choices(['llmjson', 'jsonschemabench'])
+          .default('llmjson'),
+      )
+      .option(
+        '--shard <k/n>',
+        "take only the k-th of n shares of the records (position mod n = k - 1; k from 1), or auto: from the scheduler's variables (Kubernetes Indexed Job, AWS Batch array, GitLab, CircleCI, Buildkite, LLMJSON_SHARD=k/n)",
+      )
+      .option(
+        '--resume',
+        'continue a stopped run: keep the result lines already in --out, judge only the records they miss, append',
+      )
       .option('--out <file>', 'write one result line per record here (default: stdout)')
-      .option('--report <file>', 'write the per-model summary as JSON to <file> and as markdown beside it')
+      .option(
+        '--report <file>',
+        'write the report here, as JSON, markdown or HTML by the extension (.json, .md, .html); repeat for several',
+        collect,
+      )
       .option(
         '--workers <n>',
         'worker threads (0: parse on the main thread; default: cores - 1; more than the cores: the cores, with a note on stderr)',
@@ -396,7 +437,17 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
   )
     .addHelpText(
       'after',
-      '\nExamples:\n  llmjson batch runs/*.jsonl --mode jsonl --schema-ref llmjson.kg.definition_relationship.v1 --report report.json --out results.jsonl\n  llmjson batch outputs/gpt-4o outputs/llama3 --mode json --schema answer.schema.json\n\nEach result line: {"id", "model", "status", "values", "diagnostics"}; status is valid, salvaged,\ntruncated, invalid or empty. The per-model table goes to stderr.',
+      `\nExamples:
+  llmjson batch batch_output.jsonl --schema answer.schema.json --report report.html --report report.json
+  llmjson batch samples.jsonl --format lm-eval --schema-field doc.schema --statuses jsonschemabench --out results.jsonl
+  llmjson batch runs/*.jsonl --mode jsonl --schema-ref llmjson.kg.definition_relationship.v1 --shard auto --out results.jsonl --report shard.json
+  llmjson batch runs/*.jsonl --schema answer.schema.json --out results.jsonl --resume
+
+Each result line: {"index", "id", "model", "status", "scores": {"strict", "salvage", "coerce"},
+"values", "diagnostics"} and, for a failure, "keyword", "path", "message", "excerpt". status is
+valid, salvaged, coerced, truncated, invalid, not-json, empty, provider-error or
+unsupported-schema. The per-model summary goes to stderr. SIGTERM or SIGINT stops the run
+with whole lines in --out (exit 143 or 130): --resume continues it. See docs/guide/evaluation.md.`,
     )
     .action(async (files: string[], flags: BatchFlags) => {
       if (options.parseOnly === true) return;
