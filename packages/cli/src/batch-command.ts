@@ -1,35 +1,63 @@
 /**
- * `llmjson batch FILE…`: classifies recorded model outputs — JSONL files of one record per
- * response, or directories of `.txt` files — per `--mode` and `--schema`, falling back to
- * salvage unless `--no-salvage`. One result line per record (in input order, whatever the
- * number of workers), then a per-model table on stderr and, with `--report`, JSON and markdown.
- * The input is streamed: memory stays flat on a file of any size.
+ * `llmjson batch FILE…`: scores recorded model outputs — batch-API result files, benchmark
+ * sample logs, JSONL records of any shape (`--format`, field paths), or directories of `.txt`
+ * files — one result line per record (batch-types.ts `RecordResult`, on `--out` or stdout, in
+ * position order whatever the number of workers), then a per-model summary on stderr and, with
+ * `--report`, a report in JSON, markdown or HTML (by the extension; the flag may be repeated).
+ * The stages are their own modules: reading (batch-records.ts, batch-formats.ts), judging
+ * (batch-judge.ts, in worker threads: batch-pool-worker.ts), the report (batch-report.ts), the
+ * shard and the resume (batch-shard.ts). This file wires them and keeps the guarantees:
  *
- * Model names and ids come from the records, so they can be anything: the tables (stderr and
- * markdown) show each at most `MAX_CELL_LENGTH` characters, control characters and bidi
- * controls escaped (terminal-text.ts); messages quote them at most 200 characters, escaped the
- * same way. The JSON report and the result lines keep them whole: they are data, joined by
- * programs.
+ * - The input is streamed: memory stays flat on a file of any size. Schemas given per record
+ *   travel to each worker about once (by a small key), not once per record.
+ * - The result lines are the unit of truth: the report is a fold over them and the input
+ *   problems. `--shard k/n` judges only its positions (and counts only its problems); `--resume`
+ *   folds the lines already in `--out`, skips their positions and appends the rest, so a resumed
+ *   run's `--out` and report are those of an uninterrupted one, and `merge` of the shards'
+ *   reports is the report of one run.
+ * - `--workers` is clamped to the machine's cores (`availableParallelism()`), with a note on
+ *   stderr: more threads than cores only cost memory.
+ * - No output may be an input (`--out runs.jsonl` over `runs.jsonl`, a `--report` over a schema),
+ *   nor two outputs one file: exit 2 before anything is read or written. `--resume` appends to
+ *   `--out`, which is still never an input.
+ * - A reader of stdout that goes away (`| head -1`) ends the result lines; with `--report` the
+ *   run goes on, and the report and the summary are still written (exit 0 once they are).
+ * - SIGTERM or SIGINT stops reading; the results already judged are written as whole lines, the
+ *   report is not written (it would count part of the run), and the exit code is 143 or 130:
+ *   `--resume` continues the run. A second signal ends the process at once.
+ * - The progress bar is shown on a terminal only, never in CI.
  *
- * `--workers` is clamped to the machine's cores (`availableParallelism()`), with a note on
- * stderr: more threads than cores only cost memory. No output may be an input (`--out
- * runs.jsonl` over `runs.jsonl`), nor two outputs one file: exit 2 before anything is written.
- * A reader of stdout that goes away (`| head -1`) ends the result lines; with `--report` the
- * run goes on, and the report and the summary are still written (exit 0 once they are).
+ * Model names and ids come from the records, so they can be anything: what goes to a terminal
+ * is escaped and cut (terminal-text.ts, batch-report.ts); the result lines keep them whole.
  */
 
-import { createWriteStream, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { join, relative } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { availableParallelism, constants as osConstants } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { AnswerStatus, ClassifyMode, ClassifyOptions } from '@llmjson/contracts';
+import type { ClassifyMode } from '@llmjson/contracts';
 import { elementSchemaAt, quoteInput } from '@llmjson/core/internal';
 import cliProgress from 'cli-progress';
 import { Piscina } from 'piscina';
-import { type BatchRecord, type InputProblem, inputSize, readRecords, scanInputs } from './batch-records.js';
-import { classifyRecord, type RecordResult } from './batch-worker.js';
+import type { FieldPaths } from './batch-formats.js';
+import { type JudgeOptions, judgeRecord } from './batch-judge.js';
+import type { JudgeTask, JudgeTaskResult, PoolWorkerData, TaskRecord } from './batch-pool-worker.js';
+import { inputSize, readRecords, scanInputs } from './batch-records.js';
+import {
+  coerceSetting,
+  ReportBuilder,
+  type ReportSettings,
+  reportFileFormat,
+  summaryText,
+  writeReport,
+} from './batch-report.js';
+import { RecordSchemas } from './batch-schemas.js';
+import { inShard, type PositionSet, readResume, type Shard, shardFromFlag, WHOLE_RUN } from './batch-shard.js';
+import type { BatchFormat, BatchRecord, InputProblem, RecordResult } from './batch-types.js';
+import { coerceFromFlag } from './coerce-flag.js';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { parseFieldPath } from './field-path.js';
 import { checkOutputsApart, fileProblem, type NamedFile, writableFile } from './output-paths.js';
 import { type SchemaFlags, schemaFromFlags } from './schema-options.js';
 import type { Io } from './stream-command.js';
@@ -38,95 +66,129 @@ import { terminalText } from './terminal-text.js';
 export interface BatchFlags extends SchemaFlags {
   readonly mode: ClassifyMode;
   readonly salvage: boolean;
+  readonly format?: BatchFormat;
   readonly textField?: string;
-  readonly modelField: string;
   readonly idField?: string;
+  readonly modelField?: string;
+  readonly finishField?: string;
+  readonly schemaField?: string;
+  readonly coerce?: string | boolean;
+  readonly statuses?: 'llmjson' | 'jsonschemabench';
+  readonly shard?: string;
+  readonly resume?: boolean;
   readonly out?: string;
-  readonly report?: string;
+  /** Repeatable: one file per format wanted. */
+  readonly report?: readonly string[];
   readonly workers?: number;
   readonly progress?: boolean;
 }
 
-const STATUSES: readonly AnswerStatus[] = ['valid', 'salvaged', 'truncated', 'invalid', 'empty'];
+/** Records per task sent to a worker: large enough that the message costs little per record. */
 const BATCH_SIZE = 200;
 
-type Counts = Record<AnswerStatus, number> & { records: number; values: number; diagnostics: number };
+/**
+ * Schema contents the main thread numbers for the workers (and characters of their texts, in
+ * all): past either, a record's schema travels with the record, as it would without sharing, so
+ * a run of a million distinct schemas still runs in flat memory.
+ */
+const MAX_SHARED_SCHEMAS = 2000;
+const MAX_SHARED_CHARACTERS = 16 * 1024 * 1024;
 
-function emptyCounts(): Counts {
-  return { records: 0, values: 0, diagnostics: 0, valid: 0, salvaged: 0, truncated: 0, invalid: 0, empty: 0 };
+/** Exit code for a run stopped by a signal, as a shell reports one: 128 + its number. */
+function signalExitCode(signal: NodeJS.Signals): number {
+  return signal === 'SIGINT' ? ExitCode.interrupted : 128 + (osConstants.signals[signal] ?? 15);
 }
-
-/** Widest a model name is shown in a table, in characters (an ellipsis marks a cut). */
-export const MAX_CELL_LENGTH = 60;
 
 /** A name from the input as a message quotes it: cut (quoteInput), escaped. */
 function quoteName(text: string): string {
   return terminalText(quoteInput(text));
 }
 
-/** A name as a table shows it: escaped, at most MAX_CELL_LENGTH characters (`…` at a cut); markdown: `|` escaped. */
-export function tableCell(text: string, markdown = false): string {
-  // Only the head is looked at: a 5 MB name costs no more than a short one.
-  let shown = terminalText(text.slice(0, MAX_CELL_LENGTH + 1));
-  if (markdown) shown = shown.replace(/[|\\]/g, (c) => `\\${c}`);
-  if (shown.length <= MAX_CELL_LENGTH && text.length <= MAX_CELL_LENGTH) return shown;
-  let end = MAX_CELL_LENGTH - 1;
-  const code = shown.charCodeAt(end);
-  if (code >= 0xdc00 && code <= 0xdfff) end--;
-  return `${shown.slice(0, end)}…`;
+/** Judges batches of records, in order: on this thread (`--workers 0`) or in worker threads. */
+interface Judge {
+  judge(records: BatchRecord[]): Promise<RecordResult[]>;
+  close(): Promise<void>;
 }
 
-function percent(part: number, whole: number): string {
-  return whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`;
-}
-
-/** The per-model table: text for stderr, or markdown for the report. */
-export function summaryTable(models: ReadonlyMap<string, Counts>, total: Counts, markdown: boolean): string {
-  const header = ['model', 'records', ...STATUSES, 'usable'];
-  const rows = [...[...models].sort(([a], [b]) => a.localeCompare(b)), ['all', total] as const].map(([model, c]) => [
-    tableCell(model, markdown),
-    String(c.records),
-    ...STATUSES.map((s) => String(c[s])),
-    percent(c.valid + c.salvaged, c.records),
-  ]);
-  if (markdown) {
-    return [
-      `| ${header.join(' | ')} |`,
-      `| --- | ${header
-        .slice(1)
-        .map(() => '---:')
-        .join(' | ')} |`,
-      ...rows.map((r) => `| ${r.join(' | ')} |`),
-    ].join('\n');
-  }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: readonly string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
-  return [line(header), ...rows.map(line)].join('\n');
+function inlineJudge(options: JudgeOptions): Judge {
+  const schemas = new RecordSchemas({
+    ...(options.discriminator === undefined ? {} : { discriminator: options.discriminator }),
+    ...(options.schemaRoots === undefined ? {} : { schemaRoots: options.schemaRoots }),
+  });
+  return {
+    judge: async (records) => records.map((record) => judgeRecord(record, options, schemas)),
+    close: async () => {},
+  };
 }
 
 /**
- * The worker threads of `--workers N` (piscina): each task is one batch of records, classified
- * by `batch-worker.ts`. The worker is loaded from the build (`dist/batch-worker.js`, beside this
- * module once built; from the sources, the built copy), as a worker thread runs plain Node.
+ * The worker threads (piscina), each sent each distinct schema about once (batch-pool-worker.ts
+ * explains the exchange). The worker is loaded from the build (`dist/batch-pool-worker.js`, beside
+ * this module once built; from the sources, the built copy), as a worker thread runs plain Node.
  */
-function workerPool(size: number, options: ClassifyOptions): Piscina<BatchRecord[], RecordResult[]> {
-  return new Piscina({
-    filename: fileURLToPath(new URL('../dist/batch-worker.js', import.meta.url)),
+function poolJudge(size: number, options: JudgeOptions): Judge {
+  const data: PoolWorkerData = { judge: options };
+  const pool = new Piscina<JudgeTask, JudgeTaskResult>({
+    filename: fileURLToPath(new URL('../dist/batch-pool-worker.js', import.meta.url)),
     minThreads: size,
     maxThreads: size,
-    workerData: { classify: options },
+    workerData: data,
   });
-}
-
-/** The markdown report beside the JSON one: `report.json` → `report.md`. */
-function markdownFile(report: string): string {
-  return report.endsWith('.json') ? `${report.slice(0, -5)}.md` : `${report}.md`;
+  const keys = new Map<string, number>();
+  const contents: unknown[] = [];
+  const sends: number[] = [];
+  let characters = 0;
+  const keyOf = (schema: unknown): number => {
+    const text = typeof schema === 'string' ? `s${schema}` : `j${JSON.stringify(schema)}`;
+    let key = keys.get(text);
+    if (key === undefined) {
+      if (keys.size >= MAX_SHARED_SCHEMAS || characters + text.length > MAX_SHARED_CHARACTERS) return -1;
+      key = contents.length;
+      keys.set(text, key);
+      contents.push(schema);
+      sends.push(0);
+      characters += text.length;
+    }
+    return key;
+  };
+  return {
+    async judge(records) {
+      const taskRecords: TaskRecord[] = records.map((record) => {
+        if (record.schema === undefined) return { ...record, schemaKey: -1 };
+        const key = keyOf(record.schema);
+        if (key < 0) return { ...record, schemaKey: -1 };
+        const { schema: _schema, ...rest } = record;
+        return { ...rest, schemaKey: key };
+      });
+      // Sent with the first `size` tasks that use it: most likely once to each worker.
+      const wanted = new Set<number>();
+      for (const r of taskRecords)
+        if (r.schemaKey >= 0 && (sends[r.schemaKey] as number) < size) wanted.add(r.schemaKey);
+      for (let attempt = 0; ; attempt++) {
+        const schemas = [...wanted].map((key) => {
+          sends[key] = (sends[key] as number) + 1;
+          return [key, contents[key]] as const;
+        });
+        const answer = await pool.run({ records: taskRecords, schemas });
+        if ('results' in answer) return answer.results;
+        // A worker that was never sent these: the same task again, with them.
+        if (attempt > 3) throw new Error(`batch worker keeps missing schemas ${answer.missing.join(', ')}`);
+        wanted.clear();
+        for (const key of answer.missing) wanted.add(key);
+      }
+    },
+    close: () => pool.destroy(),
+  };
 }
 
 export async function runBatchCommand(files: readonly string[], flags: BatchFlags, io: Io): Promise<number> {
   if (files.length === 0) throw new UsageError('give at least one JSONL file or directory of .txt files');
   const inputs = scanInputs(io.cwd, files);
+  if (flags.schemaField !== undefined && (flags.schema !== undefined || flags.schemaRef !== undefined)) {
+    throw new UsageError(
+      `give --schema-field for each record's own schema, or ${flags.schema === undefined ? '--schema-ref' : '--schema'} for one schema for every record, not both`,
+    );
+  }
   const { schema } = schemaFromFlags(flags, io);
   if (flags.mode === 'elements' && schema !== undefined) {
     try {
@@ -137,6 +199,33 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       );
     }
   }
+  const paths: { -readonly [K in keyof FieldPaths]: string } = {};
+  for (const [key, flag, given] of [
+    ['text', '--text-field', flags.textField],
+    ['id', '--id-field', flags.idField],
+    ['model', '--model-field', flags.modelField],
+    ['finish', '--finish-field', flags.finishField],
+    ['schema', '--schema-field', flags.schemaField],
+  ] as const) {
+    if (given === undefined) continue;
+    parseFieldPath(flag, given);
+    paths[key] = given;
+  }
+  const coerce = coerceFromFlag(flags.coerce);
+  if (coerce !== undefined && schema === undefined && flags.schemaField === undefined) {
+    throw new UsageError('--coerce needs a schema: give --schema, --schema-ref or --schema-field');
+  }
+  const statuses = flags.statuses ?? 'llmjson';
+  let shard: Shard = WHOLE_RUN;
+  if (flags.shard !== undefined) {
+    const choice = shardFromFlag(flags.shard, io.env);
+    shard = choice.shard;
+    if (choice.note !== undefined) io.stderr.write(`llmjson batch: --shard auto: ${choice.note}\n`);
+  }
+  if (flags.resume === true && (flags.out === undefined || flags.out === '-')) {
+    throw new UsageError('--resume continues the results in --out: give the --out of the run to resume');
+  }
+  const reports = flags.report ?? [];
   // Every file the run reads: no output may be one of them (it would be emptied before it is read).
   const read: NamedFile[] = [{ label: '--schema', file: flags.schema }];
   for (const input of inputs) {
@@ -146,26 +235,51 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   }
   checkOutputsApart(
     io.cwd,
-    [
-      { label: '--out', file: flags.out },
-      { label: '--report', file: flags.report },
-      {
-        label: '--report (its markdown twin)',
-        file: flags.report === undefined ? undefined : markdownFile(flags.report),
-      },
-    ],
+    [{ label: '--out', file: flags.out }, ...reports.map((file) => ({ label: '--report', file }))],
     read,
   );
-  const outPath = flags.out === undefined ? undefined : writableFile(io.cwd, flags.out, '--out');
-  const reportPath = flags.report === undefined ? undefined : writableFile(io.cwd, flags.report, '--report');
-  const markdownPath =
-    flags.report === undefined ? undefined : writableFile(io.cwd, markdownFile(flags.report), '--report');
-  const options: ClassifyOptions = {
+  for (const file of reports) reportFileFormat(file);
+  const outPath = flags.out === undefined || flags.out === '-' ? undefined : writableFile(io.cwd, flags.out, '--out');
+  const reportPaths = reports.map((file) => ({ file, path: writableFile(io.cwd, file, '--report') }));
+
+  const judgeOptions: JudgeOptions = {
     mode: flags.mode,
     salvage: flags.salvage,
+    statuses,
+    ...(coerce === undefined ? {} : { coerce }),
     ...(schema === undefined ? {} : { schema }),
     ...(flags.discriminator === undefined ? {} : { discriminator: flags.discriminator }),
+    ...(flags.schemaField === undefined ? {} : { schemaField: flags.schemaField }),
+    ...(flags.schemaRoot === undefined ? {} : { schemaRoots: flags.schemaRoot.map((dir) => resolve(io.cwd, dir)) }),
   };
+  const settings: ReportSettings = {
+    mode: flags.mode,
+    salvage: flags.salvage,
+    coerce: coerceSetting(coerce),
+    format: flags.format ?? 'auto',
+    ...(flags.schema !== undefined ? { schema: flags.schema } : {}),
+    ...(flags.schemaRef !== undefined ? { schema: flags.schemaRef } : {}),
+    ...(Object.keys(paths).length === 0 ? {} : { fields: paths }),
+    statuses,
+    inputs: [...files],
+    ...(shard.count === 1 ? {} : { shard: { index: shard.index + 1, count: shard.count } }),
+  };
+  const builder = new ReportBuilder(settings, { cwd: io.cwd });
+
+  // Everything is checked: only now is --out read (and its cut last line cut) for --resume.
+  let finished: PositionSet | undefined;
+  if (flags.resume === true && outPath !== undefined) {
+    const state = await readResume(
+      outPath,
+      { shard, jsonschemabench: statuses === 'jsonschemabench', shown: quoteInput(flags.out ?? '') },
+      (result) => builder.add(result),
+    );
+    finished = state.finished;
+    io.stderr.write(
+      `llmjson batch: --resume: ${state.finished.size} ${state.finished.size === 1 ? 'record' : 'records'} already in --out${state.cutBytes > 0 ? ' (an unfinished last line cut off)' : ''}\n`,
+    );
+  }
+
   const cores = availableParallelism();
   let workers = flags.workers ?? Math.max(1, cores - 1);
   if (workers > cores) {
@@ -174,16 +288,28 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     );
     workers = cores;
   }
-  const out: Writable = outPath === undefined ? io.stdout : createWriteStream(outPath);
+  const out: Writable =
+    outPath === undefined ? io.stdout : createWriteStream(outPath, { flags: finished === undefined ? 'w' : 'a' });
   let outError: Error | undefined;
   // The reader of stdout went away (`| head -1`): no more result lines; the run stops, unless
   // it has a report to write, which then counts every record still.
   let stdoutGone = false;
-  const stopped = () => stdoutGone && reportPath === undefined;
   out.on('error', (error: NodeJS.ErrnoException) => {
     if (out === io.stdout && (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED')) stdoutGone = true;
     else outError = error;
   });
+
+  // A signal stops the reading; what was judged is written whole, so --resume loses nothing. A
+  // listener of its own replaces the binary's immediate exit on SIGINT for the run's duration.
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted !== undefined) process.exit(signalExitCode(signal));
+    interrupted = signal;
+  };
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+  for (const signal of signals) process.on(signal, onSignal);
+  const stopped = () => interrupted !== undefined || (stdoutGone && reportPaths.length === 0);
+
   const showProgress = flags.progress !== false && (io.stderr as { isTTY?: boolean }).isTTY === true && !io.env.CI;
   const bar = showProgress
     ? new cliProgress.SingleBar(
@@ -199,10 +325,9 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   const started = performance.now();
   bar?.start(inputSize(inputs), 0, { records: 0, rate: 0 });
   let bytes = 0;
+  let judged = 0;
+  let matchedResumed = 0;
 
-  const models = new Map<string, Counts>();
-  const total = emptyCounts();
-  const problems: InputProblem[] = [];
   const write = async (line: string) => {
     // Checked before reading, so only a change since (a full disk, a file made read-only).
     if (outError !== undefined) {
@@ -221,37 +346,21 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       });
     }
   };
-  const record = async (result: RecordResult) => {
-    let counts = models.get(result.model);
-    if (counts === undefined) {
-      counts = emptyCounts();
-      models.set(result.model, counts);
-    }
-    for (const c of [counts, total]) {
-      c.records++;
-      c[result.status]++;
-      c.values += result.values;
-      c.diagnostics += result.diagnostics;
-    }
-    const { index: _index, error, ...line } = result;
-    if (error !== undefined) {
-      io.stderr.write(`llmjson batch: record ${quoteName(result.id)}: classified invalid: ${quoteName(error)}\n`);
-    }
-    await write(`${JSON.stringify(line)}\n`);
-    if (bar !== undefined && total.records % 100 === 0) {
+  const take = async (result: RecordResult) => {
+    builder.add(result);
+    judged++;
+    await write(`${JSON.stringify(result)}\n`);
+    if (bar !== undefined && judged % 100 === 0) {
       const seconds = (performance.now() - started) / 1000;
-      bar.update(bytes, { records: total.records, rate: Math.round(total.records / Math.max(seconds, 0.001)) });
+      bar.update(bytes, { records: judged, rate: Math.round(judged / Math.max(seconds, 0.001)) });
     }
   };
   const records = readRecords(
     inputs,
-    {
-      modelField: flags.modelField,
-      ...(flags.textField === undefined ? {} : { textField: flags.textField }),
-      ...(flags.idField === undefined ? {} : { idField: flags.idField }),
-    },
-    (problem) => {
-      problems.push(problem);
+    { ...(flags.format === undefined ? {} : { format: flags.format }), paths },
+    (problem: InputProblem) => {
+      if (!inShard(shard, problem.index)) return;
+      builder.addProblem(problem);
       io.stderr.write(
         `llmjson batch: ${quoteName(relative(io.cwd, problem.file))}:${problem.line}: skipped: ${quoteName(problem.message)}\n`,
       );
@@ -261,60 +370,60 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     },
   );
 
-  if (workers === 0) {
-    for await (const r of records) {
-      await record(classifyRecord(r, options));
-      if (stopped()) break;
-    }
-  } else {
-    const pool = workerPool(workers, options);
+  const judge = workers === 0 ? inlineJudge(judgeOptions) : poolJudge(workers, judgeOptions);
+  try {
     const inFlight: Promise<RecordResult[]>[] = [];
     let batch: BatchRecord[] = [];
     const flushOne = async () => {
-      for (const result of await (inFlight.shift() as Promise<RecordResult[]>)) await record(result);
+      for (const result of await (inFlight.shift() as Promise<RecordResult[]>)) await take(result);
     };
-    try {
-      for await (const r of records) {
-        if (stopped()) break;
-        batch.push(r);
-        if (batch.length === BATCH_SIZE) {
-          inFlight.push(pool.run(batch));
-          batch = [];
-          // Bounded: at most two batches per worker in flight, so reading never runs ahead.
-          while (inFlight.length >= workers * 2) await flushOne();
-        }
+    for await (const record of records) {
+      if (stopped()) break;
+      if (!inShard(shard, record.index)) continue;
+      if (finished?.has(record.index) === true) {
+        matchedResumed++;
+        continue;
       }
-      if (batch.length > 0) inFlight.push(pool.run(batch));
-      while (inFlight.length > 0) await flushOne();
-    } finally {
-      await pool.destroy();
+      batch.push(record);
+      if (batch.length === (workers === 0 ? 1 : BATCH_SIZE)) {
+        inFlight.push(judge.judge(batch));
+        batch = [];
+        // Bounded: at most two batches per worker in flight, so reading never runs ahead.
+        while (inFlight.length >= Math.max(1, workers * 2)) await flushOne();
+      }
     }
+    if (batch.length > 0 && !stopped()) inFlight.push(judge.judge(batch));
+    while (inFlight.length > 0) await flushOne();
+  } finally {
+    for (const signal of signals) process.off(signal, onSignal);
+    await judge.close();
+    bar?.update(bytes, { records: judged, rate: 0 });
+    bar?.stop();
+    if (out !== io.stdout) await new Promise<void>((done) => out.end(done));
   }
-  bar?.update(bytes, { records: total.records, rate: 0 });
-  bar?.stop();
-  if (out !== io.stdout) await new Promise<void>((done) => out.end(done));
+  if (outError !== undefined) {
+    throw new UsageError(`--out ${quoteInput(flags.out ?? '')}: cannot write the results (${fileProblem(outError)})`);
+  }
+  if (interrupted !== undefined) {
+    io.stderr.write(
+      `llmjson batch: stopped by ${interrupted} after ${judged} ${judged === 1 ? 'record' : 'records'}; ${outPath === undefined ? 'the results printed are complete lines' : `--out holds whole result lines: run the same command with --resume to continue`}; no report written\n`,
+    );
+    return signalExitCode(interrupted);
+  }
+  if (finished !== undefined && matchedResumed < finished.size) {
+    io.stderr.write(
+      `llmjson batch: --resume: ${finished.size - matchedResumed} of the results in --out are of positions that are not records of these inputs: were the inputs changed since?\n`,
+    );
+  }
 
-  io.stderr.write(`${summaryTable(models, total, false)}\n`);
-  if (problems.length > 0)
-    io.stderr.write(`${problems.length} input ${problems.length === 1 ? 'line' : 'lines'} skipped (not a record)\n`);
-  if (reportPath !== undefined && markdownPath !== undefined) {
-    const report = {
-      mode: flags.mode,
-      salvage: flags.salvage,
-      inputs: files,
-      totals: total,
-      models: Object.fromEntries([...models].sort(([a], [b]) => a.localeCompare(b))),
-      skippedInputLines: problems.length,
-    };
+  const report = builder.report();
+  io.stderr.write(`${summaryText(report)}\n`);
+  for (const { file, path } of reportPaths) {
     try {
-      writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
-      writeFileSync(
-        markdownPath,
-        `# llmjson batch report\n\nMode: ${flags.mode}${flags.salvage ? ', salvage fallback' : ', no salvage'}. Inputs: ${files.join(', ')}.\n\n${summaryTable(models, total, true)}\n`,
-      );
+      writeReport(path, report);
     } catch (error) {
       // Checked before reading, so only a change since (a full disk, a file made read-only).
-      throw new UsageError(`--report ${quoteInput(flags.report ?? '')}: cannot write it (${fileProblem(error)})`);
+      throw new UsageError(`--report ${quoteInput(file)}: cannot write it (${fileProblem(error)})`);
     }
   }
   return ExitCode.ok;

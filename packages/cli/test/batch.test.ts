@@ -51,11 +51,12 @@ describe('batch', () => {
       'salvaged',
       'truncated',
       'empty',
-      'invalid',
+      'not-json',
       'invalid',
     ]);
     expect(inline.err).toContain('run.jsonl:502: skipped: not JSON');
-    expect(inline.err).toMatch(/^all +1000 +167 +167 +167 +332 +167 +33\.4%$/m);
+    // valid, salvaged, truncated, invalid, not-json, empty; usable by strict, salvage, +coerce.
+    expect(inline.err).toMatch(/^all +1000 +167 +167 +167 +166 +166 +167 +16\.7% +33\.4% +33\.4%$/m);
     for (const workers of ['1', '2', '3']) {
       const pooled = await cli(['batch', 'run.jsonl', '--schema', 'n.schema.json', '--workers', workers], dir);
       expect(pooled.out, `--workers ${workers}`).toBe(inline.out);
@@ -65,7 +66,7 @@ describe('batch', () => {
     }
   });
 
-  test('--report writes JSON and markdown; --out writes the results; --no-salvage; fields by name', async () => {
+  test('--report (repeatable) writes JSON, markdown and HTML by the extension; --out writes the results; --no-salvage; fields by path', async () => {
     const dir = workspace();
     const r = await cli(
       [
@@ -77,51 +78,73 @@ describe('batch', () => {
         'results.jsonl',
         '--report',
         'report.json',
+        '--report',
+        'report.md',
+        '--report',
+        'report.html',
         '--workers',
         '0',
       ],
       dir,
     );
     expect(r.out).toBe('');
-    expect(readFileSync(join(dir, 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1000);
+    const lines = readFileSync(join(dir, 'results.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(1000);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
-      totals: Record<string, number>;
-      models: Record<string, Record<string, number>>;
+      totals: { records: number; statuses: Record<string, number> };
+      models: { model: string }[];
+      skippedInputLines: number;
     };
-    expect(report.totals).toMatchObject({
-      records: 1000,
+    expect(report.totals.records).toBe(1000);
+    expect(report.totals.statuses).toMatchObject({
       valid: 167,
       salvaged: 167,
       truncated: 167,
-      invalid: 332,
+      invalid: 166,
+      'not-json': 166,
       empty: 167,
     });
-    expect(Object.keys(report.models)).toEqual(['large', 'small']);
-    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain(
-      '| all | 1000 | 167 | 167 | 167 | 332 | 167 | 33.4% |',
-    );
+    expect(report.models.map((m) => m.model)).toEqual(['large', 'small']);
+    expect(report.skippedInputLines).toBe(1);
+    // Result lines: the position (the line that is not a record has one too), the scorings.
+    expect(JSON.parse(lines[1] as string)).toMatchObject({
+      index: 1,
+      id: 'r1',
+      status: 'salvaged',
+      scores: { strict: 'invalid', salvage: 'salvaged', coerce: 'salvaged' },
+    });
+    expect(JSON.parse(lines[501] as string)).toMatchObject({ index: 502, id: 'r501', status: 'empty' });
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain('# llmjson batch report');
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!DOCTYPE html>/i);
+    // No markdown twin beside the JSON any more: each format is asked for by name.
+    const single = await cli(['batch', 'run.jsonl', '--report', 'only.json', '--workers', '0'], dir);
+    expect(single.code).toBe(0);
+    expect(existsSync(join(dir, 'only.md'))).toBe(false);
     const strict = await cli(
       ['batch', 'run.jsonl', '--schema', 'n.schema.json', '--no-salvage', '--workers', '0'],
       dir,
     );
-    expect(strict.err).toMatch(/^all +1000 +167 +0 +167 +499 +167 +16\.7%$/m);
-    writeFileSync(join(dir, 'custom.jsonl'), `${JSON.stringify({ key: 'k1', llm: 'x', answer: '[1]' })}\n`);
-    const custom = await cli(
-      [
-        'batch',
-        'custom.jsonl',
-        '--text-field',
-        'answer',
-        '--model-field',
-        'llm',
-        '--id-field',
-        'key',
-        '--mode',
-        'elements',
-      ],
-      dir,
+    expect(strict.err).toMatch(/^all +1000 +167 +0 +167 +333 +166 +167 +16\.7% +33\.4% +33\.4%$/m);
+    writeFileSync(
+      join(dir, 'custom.jsonl'),
+      `${JSON.stringify({ key: 'k1', meta: { llm: 'x' }, out: { answers: ['[1]'] } })}\n`,
     );
-    expect(JSON.parse(custom.out)).toEqual({ id: 'k1', model: 'x', status: 'valid', values: 1, diagnostics: 0 });
+    for (const paths of [
+      ['--text-field', 'out.answers.0', '--model-field', 'meta.llm', '--id-field', 'key'],
+      ['--text-field', '/out/answers/0', '--model-field', '/meta/llm', '--id-field', '/key'],
+    ]) {
+      const custom = await cli(['batch', 'custom.jsonl', ...paths, '--mode', 'elements', '--workers', '0'], dir);
+      expect(custom.code, custom.err).toBe(0);
+      expect(JSON.parse(custom.out)).toEqual({
+        index: 0,
+        id: 'k1',
+        model: 'x',
+        status: 'valid',
+        scores: { strict: 'valid', salvage: 'valid', coerce: 'valid' },
+        values: 1,
+        diagnostics: 0,
+      });
+    }
   });
 
   test('directories of .txt files: one response each, the directory name is the model', async () => {
@@ -136,9 +159,9 @@ describe('batch', () => {
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l) as unknown),
-    ).toEqual([
-      { id: 'a', model: 'gpt', status: 'valid', values: 2, diagnostics: 0 },
-      { id: 'b', model: 'gpt', status: 'truncated', values: 1, diagnostics: 1 },
+    ).toMatchObject([
+      { index: 0, id: 'a', model: 'gpt', status: 'valid', values: 2, diagnostics: 0 },
+      { index: 1, id: 'b', model: 'gpt', status: 'truncated', values: 1, diagnostics: 1 },
     ]);
   });
 
@@ -179,7 +202,8 @@ describe('batch', () => {
         encoding: 'utf8',
       },
     );
-    expect(run.stderr).toMatch(/^all +200000 +180000 +20000 +0 +0 +0 +100\.0%$/m);
+    // valid, salvaged, invalid (a status of the strict scoring); usable by strict (the prose ones are not JSON as a whole), salvage, +coerce.
+    expect(run.stderr).toMatch(/^all +200000 +180000 +20000 +0 +90\.0% +100\.0% +100\.0%$/m);
     expect(run.status).toBe(0);
     const lines = readFileSync(join(dir, 'out.jsonl'), 'utf8').split('\n').length - 1;
     expect(lines).toBe(200_000);
@@ -282,44 +306,69 @@ describe('batch: outputs that are inputs', () => {
     expect(readFileSync(join(dir, 'gpt', 'a.txt'), 'utf8')).toBe('{"n": 1}');
   });
 
-  test("two outputs that are one file (--out and --report, or --out and the report's markdown twin): exit 2, nothing written", async () => {
+  test('two outputs that are one file (--out and --report, or two --report): exit 2, nothing written', async () => {
     const dir = workspace();
     expect(usageLine(await cli(['batch', 'run.jsonl', '--out', 'r.json', '--report', 'r.json'], dir))).toBe(
       'llmjson: --report r.json is the same file as --out r.json: give each output its own file',
     );
-    expect(usageLine(await cli(['batch', 'run.jsonl', '--out', 'r.md', '--report', 'r.json'], dir))).toBe(
-      'llmjson: --report (its markdown twin) r.md is the same file as --out r.md: give each output its own file',
-    );
+    expect(
+      usageLine(await cli(['batch', 'run.jsonl', '--report', 'r.md', '--report', 'r.json', '--report', './r.md'], dir)),
+    ).toBe('llmjson: --report ./r.md is the same file as --report r.md: give each output its own file');
     expect(existsSync(join(dir, 'r.json'))).toBe(false);
     expect(existsSync(join(dir, 'r.md'))).toBe(false);
+  });
+
+  test('a --report whose extension names no format: exit 2 before reading, saying which extensions there are', async () => {
+    const dir = workspace();
+    expect(usageLine(await cli(['batch', 'run.jsonl', '--report', 'report.txt'], dir))).toBe(
+      'llmjson: --report report.txt: the extension chooses the format: give a file ending in .json, .md or .html',
+    );
   });
 });
 
 describe('batch: names a record chooses', () => {
-  test('a 5 MB model name among 121 models: the table cuts it to 60 characters, escapes controls; the JSON report keeps it whole', async () => {
+  test('a 5 MB model name among 121 models: the table cuts it to 60 characters, escapes controls; the result lines keep it whole', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-names-'));
     const huge = 'M'.repeat(5_000_000);
     const lines = [JSON.stringify({ id: 'big', model: huge, text: '{}' })];
     for (let i = 0; i < 120; i++)
       lines.push(JSON.stringify({ id: `r${i}`, model: `m${i}\u001b]0;x\u0007|`, text: '{}' }));
     writeFileSync(join(dir, 'run.jsonl'), `${lines.join('\n')}\n`);
-    const r = await cli(['batch', 'run.jsonl', '--report', 'report.json', '--out', 'out.jsonl', '--workers', '0'], dir);
+    const r = await cli(
+      [
+        'batch',
+        'run.jsonl',
+        '--report',
+        'report.json',
+        '--report',
+        'report.md',
+        '--out',
+        'out.jsonl',
+        '--workers',
+        '0',
+      ],
+      dir,
+    );
     expect(r.code).toBe(0);
     expect(r.err).not.toContain('\u001b');
+    // The header, 121 models, all, and the line saying what the columns are.
     const table = r.err.split('\n').filter((l) => l !== '');
-    expect(table).toHaveLength(123);
+    expect(table).toHaveLength(124);
     for (const line of table) expect(line.length).toBeLessThan(200);
     expect(table).toContainEqual(expect.stringMatching(/^M{59}… +1 +1 /));
     expect(table).toContainEqual(expect.stringMatching(/^m7\\u001b\]0;x\\u0007\| +1 +1 /));
-    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { models: Record<string, unknown> };
-    expect(Object.keys(report.models)).toHaveLength(121);
-    expect(report.models[huge]).toMatchObject({ records: 1, valid: 1 });
-    expect(report.models['m7\u001b]0;x\u0007|']).toMatchObject({ records: 1 });
+    // The report is bounded: a name is kept to its first 200 characters there (batch-report.ts).
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
+      models: { model: string; records: number }[];
+    };
+    expect(report.models).toHaveLength(121);
+    expect(report.models.find((m) => m.model.startsWith('MMM'))).toMatchObject({ records: 1 });
+    expect(report.models.find((m) => m.model === 'm7\u001b]0;x\u0007|')).toMatchObject({ records: 1 });
     const markdown = readFileSync(join(dir, 'report.md'), 'utf8');
-    expect(markdown.length).toBeLessThan(20_000);
+    expect(markdown.length).toBeLessThan(100_000);
     expect(markdown).not.toContain('\u001b');
     // A `|` in a name would end the cell: escaped.
-    expect(markdown).toContain('| m7\\\\u001b]0;x\\\\u0007\\| | 1 |');
+    expect(markdown).toContain('| m7\\\\u001b\\]0;x\\\\u0007\\| | 1 |');
     expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toContain(huge);
   });
 
@@ -347,5 +396,106 @@ describe('batch --workers', () => {
     expect(many.err.slice(note.length)).toBe(inline.err);
     const help = await cli(['batch', '--help'], dir);
     expect(help.out.replace(/\s+/g, ' ')).toContain('more than the cores: the cores, with a note on stderr');
+  });
+});
+
+describe('batch: per-record schemas, statuses, shards', () => {
+  /** 1 200 records over 38 distinct schemas (each required key differs), one given by name, one that cannot compile. */
+  function perRecord(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-schemas-'));
+    mkdirSync(join(dir, 'contracts', 'bench'), { recursive: true });
+    writeFileSync(
+      join(dir, 'contracts', 'bench', 'named.schema.json'),
+      JSON.stringify({ type: 'object', required: ['named'] }),
+    );
+    const lines: string[] = [];
+    for (let i = 0; i < 1200; i++) {
+      const key = `k${i % 40}`;
+      const schema =
+        i % 97 === 0
+          ? { type: 'nonsense' }
+          : i % 10 === 0
+            ? 'bench.named'
+            : { type: 'object', properties: { [key]: { type: 'integer' } }, required: [key] };
+      const text = i % 10 === 0 ? '{"named": 1}' : i % 3 === 0 ? `{"${key}": "7"}` : `{"${key}": ${i}}`;
+      lines.push(JSON.stringify({ id: `r${i}`, model: `m${i % 2}`, text, task: { schema } }));
+    }
+    writeFileSync(join(dir, 'bench.jsonl'), `${lines.join('\n')}\n`);
+    return dir;
+  }
+
+  test('--schema-field: each record judged by its own schema, the same with any workers (schemas sent once per worker)', async () => {
+    const dir = perRecord();
+    const argv = ['batch', 'bench.jsonl', '--schema-field', 'task.schema', '--schema-root', 'contracts'];
+    const inline = await cli([...argv, '--workers', '0'], dir);
+    expect(inline.code, inline.err).toBe(0);
+    const results = inline.lines as { index: number; status: string; schemaId?: string; scores: { coerce: string } }[];
+    expect(results).toHaveLength(1200);
+    expect(results[0]?.status).toBe('unsupported-schema');
+    expect(results[10]?.status).toBe('valid');
+    expect(results[1]?.status).toBe('valid');
+    expect(results[3]).toMatchObject({ status: 'invalid', scores: { coerce: 'coerced' } });
+    // 36 inline schemas (k0, k10, k20 and k30 fall on records of the named one), the named one, the broken one.
+    expect(new Set(results.map((r) => r.schemaId)).size).toBe(38);
+    const pooled = await cli([...argv, '--workers', '2'], dir);
+    expect(pooled.out).toBe(inline.out);
+    // --coerce: the run's status is the coerce scoring's.
+    const coerced = await cli([...argv, '--coerce', '--workers', '0'], dir);
+    expect((coerced.lines[3] as { status: string }).status).toBe('coerced');
+  });
+
+  test('--statuses jsonschemabench: each line also carries its code', async () => {
+    const dir = perRecord();
+    const r = await cli(
+      [
+        'batch',
+        'bench.jsonl',
+        '--schema-field',
+        'task.schema',
+        '--schema-root',
+        'contracts',
+        '--statuses',
+        'jsonschemabench',
+        '--workers',
+        '0',
+      ],
+      dir,
+    );
+    expect(r.code, r.err).toBe(0);
+    const codes = (r.lines as { jsonschemabench?: string }[]).map((l) => l.jsonschemabench);
+    expect(codes.slice(0, 4)).toEqual(['UNSUPPORTED_SCHEMA', 'MATCH', 'MATCH', 'SEMANTIC_ERROR']);
+  });
+
+  test('refused before reading: --coerce without a schema, --schema-field beside --schema, a bad field path, a bad --shard', async () => {
+    const dir = perRecord();
+    writeFileSync(join(dir, 'n.schema.json'), JSON.stringify(SCHEMA));
+    const refused = async (argv: string[], message: string) => {
+      const r = await cli(['batch', 'bench.jsonl', ...argv, '--workers', '0'], dir);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.out).toBe('');
+      expect(r.err).toContain(message);
+    };
+    await refused(['--coerce'], '--coerce needs a schema: give --schema, --schema-ref or --schema-field');
+    await refused(
+      ['--schema-field', 'task.schema', '--schema', 'n.schema.json'],
+      "give --schema-field for each record's own schema, or --schema for one schema for every record, not both",
+    );
+    await refused(['--text-field', 'a..b'], '--text-field');
+    await refused(['--shard', '0/4'], '--shard 0/4: k counts from 1: the shards of 4 are 1/4 to 4/4');
+    await refused(['--shard', 'auto'], '--shard auto: no shard in the environment; looked for LLMJSON_SHARD=k/n');
+  });
+
+  test('--shard auto: the shard from the environment, said on stderr; its lines are its positions', async () => {
+    const dir = perRecord();
+    const r = await runCli(['batch', 'bench.jsonl', '--shard', 'auto', '--workers', '0'], {
+      cwd: dir,
+      env: { CI_NODE_INDEX: '2', CI_NODE_TOTAL: '3' },
+    });
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain(
+      'llmjson batch: --shard auto: shard 2/3 from CI_NODE_INDEX=2 and CI_NODE_TOTAL=3 (GitLab CI parallel jobs)\n',
+    );
+    const positions = (r.lines as { index: number }[]).map((l) => l.index);
+    expect(positions).toEqual(Array.from({ length: 400 }, (_, i) => 3 * i + 1));
   });
 });
