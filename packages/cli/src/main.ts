@@ -5,7 +5,11 @@ import { ExitCode } from './exit-codes.js';
 import { outputFilesRequested } from './output-paths.js';
 import { main } from './program.js';
 
-process.on('SIGINT', () => process.exit(ExitCode.interrupted));
+// At once, unless a command listens itself: batch stops reading and writes what it judged as
+// whole lines, so that --resume continues the run; it exits 130 then.
+process.on('SIGINT', () => {
+  if (process.listenerCount('SIGINT') === 1) process.exit(ExitCode.interrupted);
+});
 // A reader that goes away (`llmjson … | head -1`) ends the printing quietly. A command asked
 // to write files (`--report`, `--out`, `--output-file`, `-o`) goes on and writes them: it sees
 // the same error on stdout and stops printing, and its exit code says whether the files were

@@ -193,12 +193,12 @@ describe('files that cannot be used: exit 2 with one line, before any input is r
     );
   });
 
-  test('batch: a --report whose markdown twin cannot be written, or an --out under a regular file', async () => {
+  test('batch: a second --report that cannot be written, or an --out under a regular file', async () => {
     const dir = scratch();
     writeFileSync(join(dir, 'run.jsonl'), '{"text": "{}"}\n');
     mkdirSync(join(dir, 'report.md'));
     await usage(
-      ['batch', 'run.jsonl', '--report', 'report.json', '--workers', '0'],
+      ['batch', 'run.jsonl', '--report', 'report.json', '--report', 'report.md', '--workers', '0'],
       dir,
       '--report report.md is a directory',
     );

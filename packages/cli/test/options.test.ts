@@ -22,7 +22,7 @@ describe('an option that takes one value, given twice: exit 2 naming it', () => 
     ['partial --emit', ['partial', '--emit', 'snapshots', '--emit', 'changes'], '--emit'],
     ['batch --schema', ['batch', 'x.jsonl', '--schema', 'a.json', '--schema', 'b.json'], '--schema'],
     ['batch --out', ['batch', 'x.jsonl', '--out', 'a.jsonl', '--out', 'b.jsonl'], '--out'],
-    ['batch --report', ['batch', 'x.jsonl', '--report', 'a.json', '--report', 'b.json'], '--report'],
+    ['batch --format', ['batch', 'x.jsonl', '--format', 'records', '--format', 'bfcl'], '--format'],
     ['batch --mode', ['batch', 'x.jsonl', '--mode', 'json', '--mode', 'jsonl'], '--mode'],
     ['batch --workers', ['batch', 'x.jsonl', '--workers', '1', '--workers', '2'], '--workers'],
     ['compile -o', ['compile', 's.json', '-o', 'a.js', '--output', 'b.js'], '--output'],
