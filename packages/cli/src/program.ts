@@ -16,6 +16,7 @@ import { COERCE_HELP } from './coerce-flag.js';
 import type { CompileFlags } from './compile-command.js';
 import { MAX_MESSAGE_LENGTH } from './diagnostics-output.js';
 import { EXIT_CODES_HELP, ExitCode, UsageError } from './exit-codes.js';
+import type { DiffFlags, MergeFlags } from './report-command.js';
 import {
   DEFAULT_MAX_LENGTH,
   DEFAULT_PARTIAL_EMIT,
@@ -453,6 +454,48 @@ with whole lines in --out (exit 143 or 130): --resume continues it. See docs/gui
       if (options.parseOnly === true) return;
       const { runBatchCommand } = await import('./batch-command.js');
       code = await runBatchCommand(files, flags, io);
+    });
+
+  program
+    .command('merge')
+    .summary("merge the reports of a run's shards (batch --shard k/n --report) into the report of the whole run")
+    .argument('<reports...>', 'report.json files written by llmjson batch --report (or by merge)')
+    .option(
+      '--report <file>',
+      'write the merged report here, as JSON, markdown or HTML by the extension (.json, .md, .html); repeat for several (default: JSON on stdout)',
+      collect,
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  llmjson merge shard-*.json --report report.json --report report.html\n  llmjson merge shard-1.json shard-2.json > report.json\n\nThe merged report is exactly the report one run over every record would have written.\nRefused (exit 2): reports of another llmjson version or other settings (flags, inputs), and\nreports that overlap (the same shard twice, a shard and a whole run). Merging some of the\nshards gives a report that says which. The summary table goes to stderr.\n',
+    )
+    .action(async (files: string[], flags: MergeFlags) => {
+      if (options.parseOnly === true) return;
+      const { runMergeCommand } = await import('./report-command.js');
+      code = await runMergeCommand(files, flags, io);
+    });
+
+  const report = program
+    .command('report')
+    .summary('read batch reports back: report diff OLD.json NEW.json (per-model changes between two runs)');
+  report
+    .command('diff')
+    .summary('per model, what changed between two batch reports: records, usable per scoring, each status')
+    .argument('<old>', 'the earlier report.json')
+    .argument('<new>', 'the later report.json')
+    .addOption(
+      new Option('--format <format>', 'text (a block per model), markdown (one table) or json')
+        .choices(['text', 'markdown', 'json'])
+        .default('text'),
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  llmjson report diff last-week.json report.json\n  llmjson report diff main.json branch.json --format markdown >> $GITHUB_STEP_SUMMARY\n\nPer model: records, the usable share (valid, salvaged, coerced) under each scoring with the\nchange in percentage points, and each status count that either report has; a model in one\nreport only says so. Settings that differ are listed first.\n',
+    )
+    .action(async (oldFile: string, newFile: string, flags: DiffFlags) => {
+      if (options.parseOnly === true) return;
+      const { runReportDiffCommand } = await import('./report-command.js');
+      code = await runReportDiffCommand(oldFile, newFile, flags, io);
     });
 
   program
