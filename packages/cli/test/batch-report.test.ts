@@ -4,10 +4,11 @@
  * examples it keeps, its bounds, merging and its refusals, the escaping of input text in each
  * format, files by extension, and the diff.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { runCli } from '../../../test/support/cli.js';
 import {
   type BatchReport,
   coerceSetting,
@@ -450,5 +451,100 @@ describe('diffReports', () => {
     expect(diff.models[0]?.usablePercent.strict).toEqual({ before: 0, after: null, points: null });
     const changed = diffReports(before, { ...after, settings: { ...after.settings, mode: 'jsonl' } });
     expect(changed.settings).toEqual([{ field: 'mode', before: 'json', after: 'jsonl' }]);
+  });
+});
+
+describe('llmjson merge and llmjson report diff', () => {
+  /** A directory with the shard reports of the sample run and the whole run's report. */
+  function workspace(): { dir: string; whole: BatchReport } {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-merge-'));
+    const shards = shardReports(sampleResults(), 3);
+    for (const [k, shard] of shards.entries()) writeReport(join(dir, `shard-${k + 1}.json`), shard);
+    return { dir, whole: build(sampleResults()) };
+  }
+
+  test("merge writes the whole run's report in each format asked, the summary on stderr", async () => {
+    const { dir, whole } = workspace();
+    const r = await runCli(
+      ['merge', 'shard-3.json', 'shard-1.json', 'shard-2.json', '--report', 'all.json', '--report', 'all.html'],
+      { cwd: dir },
+    );
+    expect(r.err).toMatch(/^model +records +valid/);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('');
+    expect(parseReport(readFileSync(join(dir, 'all.json'), 'utf8'), 'all.json')).toEqual(whole);
+    expect(readFileSync(join(dir, 'all.html'), 'utf8')).toBe(htmlReport(whole));
+    expect(r.err).toMatch(/^all +12 /m);
+    // Without --report: the JSON on stdout.
+    const printed = await runCli(['merge', 'shard-1.json', 'shard-2.json', 'shard-3.json'], { cwd: dir });
+    expect(printed.code).toBe(0);
+    expect(JSON.parse(printed.out)).toEqual(whole);
+  });
+
+  test('merge refuses overlaps, an output that is an input, an unknown extension, a file that is not a report', async () => {
+    const { dir } = workspace();
+    writeFileSync(join(dir, 'notes.json'), '{"hello": 1}');
+    const cases: [string[], RegExp][] = [
+      [
+        ['shard-1.json', 'shard-2.json', 'shard-1.json'],
+        /shard-1\.json and shard-1\.json both hold shard 1 of 3: they overlap/,
+      ],
+      [
+        ['shard-1.json', 'shard-2.json', '--report', 'shard-2.json'],
+        /--report shard-2\.json is the same file as the report shard-2\.json/,
+      ],
+      [
+        ['shard-1.json', '--report', 'all.txt'],
+        /--report all\.txt: the extension chooses the format: give a file ending in \.json, \.md or \.html/,
+      ],
+      [['shard-1.json', 'notes.json'], /notes\.json is not an llmjson batch report: it has no version/],
+      [['shard-1.json', 'missing.json'], /cannot read report missing\.json: no such file/],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await runCli(['merge', ...argv], { cwd: dir });
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.err, argv.join(' ')).toMatch(message);
+    }
+    expect(readFileSync(join(dir, 'shard-2.json'), 'utf8')).toMatch(/"version": 1/);
+  });
+
+  test('report diff: text, markdown and JSON, a model on one side saying so, names escaped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-diff-'));
+    writeReport(join(dir, 'old.json'), build(sampleResults()));
+    writeReport(
+      join(dir, 'new.json'),
+      build([
+        ...sampleResults().map((r) => (r.index === 4 ? result(4, 'gpt-4o', 'valid') : r)),
+        result(30, 'new\u001b[31m|model', 'valid'),
+      ]),
+    );
+    const text = await runCli(['report', 'diff', 'old.json', 'new.json'], { cwd: dir });
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('old.json -> new.json');
+    expect(text.out).toMatch(/^gpt-4o\n {2}records +6 +6 +0\n {2}usable strict +16\.7% +33\.3% +\+16\.7 pp\n/m);
+    expect(text.out).toMatch(/^ {2}truncated +1 +0 +-1$/m);
+    expect(text.out).toContain('new\\u001b[31m|model (only in new.json)');
+    expect(text.out).not.toMatch(RAW_CONTROL);
+    expect(text.out).toMatch(/^all models\n {2}records +12 +13 +\+1$/m);
+
+    const md = await runCli(['report', 'diff', 'old.json', 'new.json', '--format', 'markdown'], { cwd: dir });
+    expect(md.code).toBe(0);
+    expect(md.out).toContain(
+      '| gpt-4o | 6 → 6 (0) | 16.7% → 33.3% (+16.7 pp) | 33.3% → 50.0% (+16.7 pp) | 50.0% → 66.7% (+16.7 pp) | valid +1, truncated -1 |',
+    );
+    expect(md.out).toContain('| new\\\\u001b\\[31m\\|model (only in new.json) | - → 1 (+1) |');
+
+    const json = await runCli(['report', 'diff', 'old.json', 'new.json', '--format', 'json'], { cwd: dir });
+    expect(json.code).toBe(0);
+    const parsed = JSON.parse(json.out);
+    expect(parsed.old).toBe('old.json');
+    expect(parsed.models.find((m: { model: string }) => m.model === 'gpt-4o').statuses.valid).toEqual({
+      before: 1,
+      after: 2,
+      change: 1,
+    });
+
+    const bad = await runCli(['report', 'diff', 'old.json', 'new.json', '--format', 'html'], { cwd: dir });
+    expect(bad.code).toBe(2);
   });
 });
