@@ -9,7 +9,9 @@
  *   (output-run.ts), without snapshots (the elements come from its `complete` changes, and a
  *   complete subtree never changes again): linear in the answer.
  * - An element is validated against `element` when it closes (a Standard Schema: the vendor's
- *   output, as `Output.array` returns it; a JSON Schema: by `compileJsonSchema`). An invalid one
+ *   output, as `Output.array` returns it; a JSON Schema: by `compileJsonSchema`; the AI SDK's
+ *   `jsonSchema()` / `zodSchema()`: its JSON Schema by `compileJsonSchema`, then its `validate`,
+ *   whose output is the element: output-schema.ts). An invalid one
  *   is dropped and reported (`schema`, with its path `/elements/3`); with `failFast` it aborts
  *   the request's controller and the final parse throws `NoObjectGeneratedError`.
  * - The final value is every valid element, in order. A cut-off answer (the token limit) keeps
@@ -27,8 +29,6 @@ import {
   extractJson,
   type JsonSchemaCompiler,
   type PartialBuilder,
-  type SchemaInput,
-  type SchemaValue,
 } from '@llmjson/core';
 import {
   checkOptionNames,
@@ -47,13 +47,17 @@ import {
   noObject,
   type OutputRunOptions,
   TextFollower,
-  vendorValue,
 } from './output-run.js';
+import { type OutputSchema, type OutputValue, planSchema } from './output-schema.js';
 
-export interface ArrayOutputOptions<S extends SchemaInput = SchemaInput> extends OutputRunOptions {
-  /** Each element's schema: zod 4, valibot 1, arktype 2, or a JSON Schema (then `compileJsonSchema`). */
+export interface ArrayOutputOptions<S extends OutputSchema = OutputSchema> extends OutputRunOptions {
+  /**
+   * Each element's schema: zod 4, valibot 1, arktype 2, a JSON Schema (then `compileJsonSchema`),
+   * or the AI SDK's `jsonSchema()` / `zodSchema()` (then `compileJsonSchema`; its `validate`
+   * gives each element).
+   */
   readonly element: S;
-  /** Compiles a JSON Schema `element`: `compileSchema` from `@llmjson/web/ajv`. Default: none. */
+  /** Compiles a JSON Schema `element` (an AI SDK schema's too): `compileSchema` from `@llmjson/web/ajv`. Default: none. */
   readonly compileJsonSchema?: JsonSchemaCompiler;
   /** Deepest nesting accepted, in levels. Default 512. */
   readonly maxDepth?: number;
@@ -110,17 +114,18 @@ function elementsOf(value: unknown): unknown[] | undefined {
  * An AI SDK output for a list: the complete, valid elements so far as the partial output, each
  * on `elementStream` as it closes, all of them at the end (a cut-off answer's too).
  */
-export function array<S extends SchemaInput>(
+export function array<S extends OutputSchema>(
   options: ArrayOutputOptions<S>,
-): Output.Output<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>> {
+): Output.Output<OutputValue<S>[], OutputValue<S>[], OutputValue<S>> {
   checkOptionNames('array', options, ARRAY_OUTPUT_OPTIONS);
-  const schema = options.element;
-  if (schema === undefined) {
+  if (options.element === undefined) {
     throw new ConfigurationError(
       ConfigurationErrorCode.optionInvalid,
       'array needs `element`: the schema of each element',
     );
   }
+  const plan = planSchema('array', 'element', options.element, options.compileJsonSchema);
+  const schema = plan.engine as NonNullable<typeof plan.engine>;
   let compiled: ReturnType<JsonSchemaCompiler>;
   if (isStandardSchema(schema)) compiled = compileStandardSchema(schema);
   else if (options.compileJsonSchema !== undefined) compiled = options.compileJsonSchema(schema as never);
@@ -182,18 +187,22 @@ export function array<S extends SchemaInput>(
     for (const { index, value, offset } of state.closed.splice(0)) {
       if (channel.failure !== undefined) break;
       const checked = compiled.validate(value);
-      const result = checked.valid ? await vendorValue(schema, value) : undefined;
-      if (result !== undefined && 'value' in result) {
-        state.values.push(result.value);
-        added = true;
-        continue;
-      }
+      let why: string;
+      if (checked.valid) {
+        const result = await plan.finish(value);
+        if ('value' in result) {
+          state.values.push(result.value);
+          added = true;
+          continue;
+        }
+        why = result.rejected;
+      } else why = checked.message;
       const diagnostic: Diagnostic = {
         reason: 'schema',
         offset,
         excerpt: '',
         path: `/elements/${index}`,
-        message: `element ${index} does not match the element schema: ${checked.valid ? 'the vendor rejected it' : checked.message}`,
+        message: `element ${index} does not match the element schema: ${why}`,
         ...(!checked.valid && { errors: checked.errors }),
       };
       channel.report(diagnostic);
@@ -211,7 +220,7 @@ export function array<S extends SchemaInput>(
       if (channel.failure !== undefined) return undefined;
       run.builder.write(next.text);
       if (!(await settle(run)) || channel.failure !== undefined) return undefined;
-      return { partial: run.values.slice() as SchemaValue<S>[] };
+      return { partial: run.values.slice() as OutputValue<S>[] };
     },
 
     async parseCompleteOutput({ text }, context: CompleteContext) {
@@ -227,21 +236,21 @@ export function array<S extends SchemaInput>(
       await settle(current);
       if (channel.failure !== undefined) throw noObject(text, context, channel.failure);
       const root = current.builder.value;
-      if (Array.isArray(root) || elementsOf(root) !== undefined) return current.values.slice() as SchemaValue<S>[];
+      if (Array.isArray(root) || elementsOf(root) !== undefined) return current.values.slice() as OutputValue<S>[];
       // No list where the builder looked: a fenced or embedded one, anywhere in the text.
       const salvaged = elementsOf(extractJson(text)?.value);
       if (salvaged === undefined) throw noObject(text, context, noDocument(text.length));
       const values: unknown[] = [];
       for (const value of salvaged) {
-        const result = compiled.validate(value).valid ? await vendorValue(schema, value) : undefined;
+        const result = compiled.validate(value).valid ? await plan.finish(value) : undefined;
         if (result !== undefined && 'value' in result) values.push(result.value);
       }
-      return values as SchemaValue<S>[];
+      return values as OutputValue<S>[];
     },
 
     createElementStreamTransform() {
-      return elementTransform<SchemaValue<S>>() as unknown as ReturnType<
-        Output.Output<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>>['createElementStreamTransform']
+      return elementTransform<OutputValue<S>>() as unknown as ReturnType<
+        Output.Output<OutputValue<S>[], OutputValue<S>[], OutputValue<S>>['createElementStreamTransform']
       >;
     },
   };

@@ -7,7 +7,10 @@
  * - Each line is read once, by one JSONL decoder (`createJsonlDecoder` from @llmjson/core) fed
  *   only the text past what it has read (output-run.ts): linear in the answer.
  * - An object is delivered (a partial list one longer, and `elementStream` yields it) as soon as
- *   its line ends, validated against `schema` (with a Standard Schema, the vendor's output). The
+ *   its line ends, validated against `schema` (with a Standard Schema, the vendor's output; with
+ *   the AI SDK's `jsonSchema()` / `zodSchema()`, its JSON Schema by `compileJsonSchema`, then its
+ *   `validate`, whose output is the object and whose refusal drops the line as invalid:
+ *   output-schema.ts). The
  *   last line needs no line break: the step's `text-end` (or `finish-step`) ends the decoder,
  *   once, for the element stream and the final parse alike.
  * - Blank and fence lines are skipped; a prose, malformed, invalid or cut-off line is dropped
@@ -21,11 +24,11 @@
 
 import {
   createJsonlDecoder,
+  type Diagnostic,
   type JsonlDecoder,
   type JsonlOptions,
+  type JsonlValueInfo,
   linePrefixCheck,
-  type SchemaInput,
-  type SchemaValue,
 } from '@llmjson/core';
 import { checkOptionNames, namesChecked, optionNames, prefixCheckDefault } from '@llmjson/core/internal';
 import type { Output } from 'ai';
@@ -36,13 +39,12 @@ import {
   noObject,
   type OutputRunOptions,
   TextFollower,
-  vendorValue,
 } from './output-run.js';
+import { type OutputSchema, type OutputValue, planSchema } from './output-schema.js';
 
-export interface JsonlOutputOptions<S extends SchemaInput = SchemaInput>
+export interface JsonlOutputOptions<S extends OutputSchema = OutputSchema>
   extends Pick<
-      JsonlOptions<S>,
-      | 'schema'
+      JsonlOptions,
       | 'discriminator'
       | 'strict'
       | 'maxLineLength'
@@ -53,7 +55,14 @@ export interface JsonlOutputOptions<S extends SchemaInput = SchemaInput>
       | 'coerce'
       | 'coerceWith'
     >,
-    OutputRunOptions {}
+    OutputRunOptions {
+  /**
+   * Schema every object must match: zod 4, valibot 1, arktype 2, a JSON Schema (then
+   * `compileJsonSchema`), or the AI SDK's `jsonSchema()` / `zodSchema()` (then
+   * `compileJsonSchema`; its `validate` gives each object). Default: none (every JSON value passes).
+   */
+  readonly schema?: S;
+}
 
 /** The options `jsonl` takes (the options policy: checked by name). */
 export const JSONL_OUTPUT_OPTIONS = /* @__PURE__ */ optionNames<JsonlOutputOptions>()([
@@ -76,8 +85,8 @@ interface Run {
   readonly decoder: JsonlDecoder;
   /** The decoder's end, once asked for (by the final parse or the element stream: whichever comes first). */
   finished: Promise<void> | undefined;
-  /** Objects decoded and not yet passed through the vendor. */
-  readonly fresh: unknown[];
+  /** Objects decoded and not yet passed through the schema's final check, with where their line was. */
+  readonly fresh: { readonly value: unknown; readonly info: JsonlValueInfo }[];
   readonly values: unknown[];
   ended: boolean;
 }
@@ -86,14 +95,22 @@ interface Run {
  * An AI SDK output for JSON Lines: the validated objects so far as the partial output, each one
  * on `elementStream` as its line completes, all of them at the end.
  */
-export function jsonl<S extends SchemaInput>(
+export function jsonl<S extends OutputSchema>(
   options: JsonlOutputOptions<S> = {},
-): Output.Output<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>> {
+): Output.Output<OutputValue<S>[], OutputValue<S>[], OutputValue<S>> {
   checkOptionNames('jsonl', options, JSONL_OUTPUT_OPTIONS);
-  const { onDiagnostic: _onDiagnostic, failFast: _failFast, abortController: _abortController, ...engine } = options;
+  const plan = planSchema('jsonl', 'schema', options.schema, options.compileJsonSchema);
+  const {
+    schema: _schema,
+    onDiagnostic: _onDiagnostic,
+    failFast: _failFast,
+    abortController: _abortController,
+    ...engine
+  } = options;
   const prefixCheck = prefixCheckDefault(options);
   const decoderOptions = namesChecked({
     ...(engine as JsonlOptions),
+    ...(plan.engine !== undefined && { schema: plan.engine }),
     prefixCheck,
     ...(prefixCheck && { prefixCheckWith: linePrefixCheck }),
     nullValue: 'value',
@@ -105,15 +122,15 @@ export function jsonl<S extends SchemaInput>(
 
   const start = (): Run => {
     channel.reset();
-    const fresh: unknown[] = [];
+    const fresh: Run['fresh'] = [];
     return {
       fresh,
       values: [],
       ended: false,
       finished: undefined,
       decoder: createJsonlDecoder(decoderOptions, {
-        value(value) {
-          if (channel.failure === undefined) fresh.push(value);
+        value(value, info) {
+          if (channel.failure === undefined) fresh.push({ value, info });
         },
         diagnostic(diagnostic) {
           channel.report(diagnostic);
@@ -122,13 +139,30 @@ export function jsonl<S extends SchemaInput>(
     };
   };
 
-  /** Moves the decoded objects through the vendor into `values`; true when any was added. */
+  /**
+   * Moves the decoded objects through the schema's final check into `values`; true when any was
+   * added. A refusal drops the line as an invalid one is dropped: reported, as `schema`.
+   */
   const settle = async (current: Run): Promise<boolean> => {
-    const added = current.fresh.length > 0;
-    for (const value of current.fresh.splice(0)) {
-      const result = await vendorValue(options.schema, value);
-      // The decoder validated it already; a vendor that disagrees the second time is not trusted.
-      if ('value' in result) current.values.push(result.value);
+    let added = false;
+    for (const { value, info } of current.fresh.splice(0)) {
+      if (channel.failure !== undefined) break;
+      const result = await plan.finish(value);
+      if ('value' in result) {
+        current.values.push(result.value);
+        added = true;
+        continue;
+      }
+      const refusal: Diagnostic = {
+        reason: 'schema',
+        line: info.line,
+        ...(info.endLine !== info.line && { endLine: info.endLine }),
+        offset: info.offset,
+        excerpt: '',
+        message: `line ${info.line} does not match the schema: ${result.rejected}`,
+        ...(info.branch !== undefined && { branch: info.branch }),
+      };
+      channel.report(refusal);
     }
     return added;
   };
@@ -152,7 +186,7 @@ export function jsonl<S extends SchemaInput>(
       if (channel.failure !== undefined) return undefined;
       run.decoder.write(next.text);
       if (!(await settle(run)) || channel.failure !== undefined) return undefined;
-      return { partial: run.values.slice() as SchemaValue<S>[] };
+      return { partial: run.values.slice() as OutputValue<S>[] };
     },
 
     async parseCompleteOutput({ text }, context: CompleteContext) {
@@ -166,7 +200,7 @@ export function jsonl<S extends SchemaInput>(
       current.ended = true;
       await finish(current);
       if (channel.failure !== undefined) throw noObject(text, context, channel.failure);
-      return current.values.slice() as SchemaValue<S>[];
+      return current.values.slice() as OutputValue<S>[];
     },
 
     createElementStreamTransform() {
@@ -177,8 +211,8 @@ export function jsonl<S extends SchemaInput>(
         await finish(current);
         return channel.failure === undefined ? current.values : undefined;
       };
-      return elementTransform<SchemaValue<S>>(atEnd) as unknown as ReturnType<
-        Output.Output<SchemaValue<S>[], SchemaValue<S>[], SchemaValue<S>>['createElementStreamTransform']
+      return elementTransform<OutputValue<S>>(atEnd) as unknown as ReturnType<
+        Output.Output<OutputValue<S>[], OutputValue<S>[], OutputValue<S>>['createElementStreamTransform']
       >;
     },
   };

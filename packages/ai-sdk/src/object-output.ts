@@ -18,7 +18,8 @@
  *    `failFast` the request's controller is aborted there (output-run.ts).
  * 3. The final value is the complete document, validated: for a Standard Schema, the vendor's
  *    output (zod's defaults and stripped keys), equal to what `Output.object` returns for a
- *    valid answer. A fence or prose around the document is skipped; when the text holds no
+ *    valid answer; for the AI SDK's `jsonSchema()` / `zodSchema()`, its `validate`'s output
+ *    (output-schema.ts), a refusal being a `schema` failure. A fence or prose around the document is skipped; when the text holds no
  *    valid document where the builder looked (prose with a stray `{` before it), the salvage
  *    order of `extractJson` (whole text, fenced blocks, inline code, embedded values) is tried
  *    before giving up. Otherwise the AI SDK's `NoObjectGeneratedError`, with llmjson's reason.
@@ -33,8 +34,6 @@ import {
   extractJson,
   type PartialBuilder,
   type PartialOptions,
-  type SchemaInput,
-  type SchemaValue,
 } from '@llmjson/core';
 import { checkOptionNames, namesChecked, optionNames } from '@llmjson/core/internal';
 import type { Output } from 'ai';
@@ -45,12 +44,12 @@ import {
   noObject,
   type OutputRunOptions,
   TextFollower,
-  vendorValue,
 } from './output-run.js';
+import { type OutputSchema, type OutputValue, planSchema } from './output-schema.js';
 
-export interface ObjectOutputOptions<S extends SchemaInput = SchemaInput>
+export interface ObjectOutputOptions<S extends OutputSchema = OutputSchema>
   extends Pick<
-      PartialOptions<S>,
+      PartialOptions,
       | 'discriminator'
       | 'maxDepth'
       | 'maxValueLength'
@@ -63,10 +62,11 @@ export interface ObjectOutputOptions<S extends SchemaInput = SchemaInput>
     >,
     OutputRunOptions {
   /**
-   * The document's schema: zod 4, valibot 1 (through `toStandardJsonSchema`), arktype 2, or a
-   * JSON Schema (then `compileJsonSchema`, e.g. `compileSchema` from `@llmjson/web/ajv`). It types
-   * the output and partials, is sent to the provider as the JSON response format, checks every
-   * prefix, and validates the final value.
+   * The document's schema: zod 4, valibot 1 (through `toStandardJsonSchema`), arktype 2, a
+   * JSON Schema (then `compileJsonSchema`, e.g. `compileSchema` from `@llmjson/web/ajv`), or the
+   * AI SDK's `jsonSchema()` / `zodSchema()` (its JSON Schema, with `compileJsonSchema`; its
+   * `validate` gives the final value). It types the output and partials, is sent to the
+   * provider as the JSON response format, checks every prefix, and validates the final value.
    */
   readonly schema: S;
   /** Name of the output, for providers that use one (tool or schema name). Default: none. */
@@ -123,11 +123,13 @@ export function jsonResponseFormat(
  * An AI SDK output for one JSON document: linear, prefix-checked partials while it streams, the
  * validated value at the end. `S` types both (`DeepPartial` while streaming).
  */
-export function object<S extends SchemaInput>(
+export function object<S extends OutputSchema>(
   options: ObjectOutputOptions<S>,
-): Output.Output<SchemaValue<S>, DeepPartial<SchemaValue<S>>, never> {
+): Output.Output<OutputValue<S>, DeepPartial<OutputValue<S>>, never> {
   checkOptionNames('object', options, OBJECT_OUTPUT_OPTIONS);
+  const plan = planSchema('object', 'schema', options.schema, options.compileJsonSchema);
   const {
+    schema: _schema,
     name,
     description,
     onDiagnostic: _onDiagnostic,
@@ -137,6 +139,7 @@ export function object<S extends SchemaInput>(
   } = options;
   const builderOptions = namesChecked({
     ...(engine as PartialOptions),
+    ...(plan.engine !== undefined && { schema: plan.engine }),
     snapshots: 'paced',
     updateOn: 'values',
     nullValue: 'value',
@@ -172,7 +175,7 @@ export function object<S extends SchemaInput>(
 
   return {
     name: 'object',
-    responseFormat: jsonResponseFormat(jsonSchemaFor(options.schema), name, description),
+    responseFormat: jsonResponseFormat(jsonSchemaFor(plan.engine), name, description),
 
     async parsePartialOutput({ text }) {
       const next = follower.next(text);
@@ -181,7 +184,7 @@ export function object<S extends SchemaInput>(
       run.builder.write(next.text);
       const pending = run.pending;
       run.pending = undefined;
-      return pending === undefined ? undefined : { partial: pending.value as DeepPartial<SchemaValue<S>> };
+      return pending === undefined ? undefined : { partial: pending.value as DeepPartial<OutputValue<S>> };
     },
 
     async parseCompleteOutput({ text }, context: CompleteContext) {
@@ -197,17 +200,32 @@ export function object<S extends SchemaInput>(
       if (channel.failure !== undefined) throw noObject(text, context, channel.failure);
       current.builder.end();
       if (channel.failure !== undefined) throw noObject(text, context, channel.failure);
+      let rejected: string | undefined;
       if (current.builder.complete && current.fatal === undefined) {
-        const result = await vendorValue(options.schema, current.builder.value);
-        if ('value' in result) return result.value as SchemaValue<S>;
+        const result = await plan.finish(current.builder.value);
+        if ('value' in result) return result.value as OutputValue<S>;
+        rejected = result.rejected;
       }
       const salvaged = extractJson(text, {
-        schema: options.schema,
+        ...(plan.engine !== undefined && { schema: plan.engine }),
         ...(options.compileJsonSchema !== undefined && { compileJsonSchema: options.compileJsonSchema }),
       });
       if (salvaged !== undefined) {
-        const result = await vendorValue(options.schema, salvaged.value);
-        if ('value' in result) return result.value as SchemaValue<S>;
+        const result = await plan.finish(salvaged.value);
+        if ('value' in result) return result.value as OutputValue<S>;
+        rejected ??= result.rejected;
+      }
+      if (rejected !== undefined) {
+        // The schema's own check refused a document the JSON Schema accepted: a `schema` failure, not a cut.
+        const refusal: Diagnostic = {
+          reason: 'schema',
+          offset: text.length,
+          excerpt: '',
+          path: '',
+          message: `the document does not match the schema: ${rejected}`,
+        };
+        channel.report(refusal);
+        throw noObject(text, context, channel.failure ?? refusal);
       }
       throw noObject(text, context, current.fatal ?? noDocument(text.length));
     },

@@ -22,13 +22,7 @@
  * which a shorter text or a changed tail reveals.
  */
 
-import {
-  type Abortable,
-  ContractViolationError,
-  type Diagnostic,
-  type SchemaInput,
-  type StandardSchemaV1,
-} from '@llmjson/core';
+import { type Abortable, ContractViolationError, type Diagnostic, type SchemaInput } from '@llmjson/core';
 import { checkFailFastOptions, isStandardSchema, isViolation, jsonSchemaOf } from '@llmjson/core/internal';
 import {
   type FinishReason,
@@ -148,17 +142,4 @@ export function jsonSchemaFor(schema: SchemaInput | undefined): Record<string, u
   if (schema === undefined) return undefined;
   const json = isStandardSchema(schema) ? jsonSchemaOf(schema) : schema;
   return typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : undefined;
-}
-
-/**
- * The vendor's own output for a value it accepts (zod strips unknown keys, applies defaults and
- * transforms), as the AI SDK's `Output.object` returns it; a JSON Schema leaves the value as is.
- */
-export async function vendorValue(
-  schema: SchemaInput | undefined,
-  value: unknown,
-): Promise<{ readonly value: unknown } | { readonly issues: readonly StandardSchemaV1.Issue[] }> {
-  if (schema === undefined || !isStandardSchema(schema)) return { value };
-  const result = await schema['~standard'].validate(value);
-  return result.issues === undefined ? { value: result.value } : { issues: result.issues };
 }

@@ -12,7 +12,11 @@
  *   arrays, decision 020), and only while its prefix can still match the schema;
  * - `{ type: 'custom', kind: 'llmjson.diagnostic', providerMetadata: { llmjson: diagnostic } }`;
  * - at the text's end, `{ type: 'custom', kind: 'llmjson.value', providerMetadata: { llmjson: { value } } }`
- *   with the complete document when it is valid.
+ *   with the complete document when it is valid. With the AI SDK's `jsonSchema()` / `zodSchema()`
+ *   as `schema`, its JSON Schema checks the partials and the document (output-schema.ts), and its
+ *   `validate` must accept the document too (a refusal is a `schema` diagnostic part instead).
+ *   The part carries the document as parsed, as for every schema: the partials before it are
+ *   parsed JSON too, and a UI merging them should not see the shape change at the end.
  * Every part the AI SDK sent passes through unchanged and in order.
  *
  * Invariants: the first text block of each step is the document (as `Output.object` reads it);
@@ -22,21 +26,15 @@
  * `abortController` with the `ContractViolationError`; nothing more is added.
  */
 
-import {
-  createPartialBuilder,
-  type Diagnostic,
-  type PartialBuilder,
-  type PartialOptions,
-  type SchemaInput,
-} from '@llmjson/core';
+import { createPartialBuilder, type Diagnostic, type PartialBuilder, type PartialOptions } from '@llmjson/core';
 import { checkOptionNames, namesChecked, optionNames } from '@llmjson/core/internal';
 import type { TextStreamPart, ToolSet } from 'ai';
 import { DiagnosticChannel, type OutputRunOptions } from './output-run.js';
+import { type OutputSchema, planSchema } from './output-schema.js';
 
-export interface PartialTransformOptions<S extends SchemaInput = SchemaInput>
+export interface PartialTransformOptions<S extends OutputSchema = OutputSchema>
   extends Pick<
-      PartialOptions<S>,
-      | 'schema'
+      PartialOptions,
       | 'discriminator'
       | 'maxDepth'
       | 'maxValueLength'
@@ -47,7 +45,14 @@ export interface PartialTransformOptions<S extends SchemaInput = SchemaInput>
       | 'coerce'
       | 'coerceWith'
     >,
-    OutputRunOptions {}
+    OutputRunOptions {
+  /**
+   * JSON Schema of the document (then `compileJsonSchema`), a zod 4, valibot 1 or arktype 2
+   * schema, or the AI SDK's `jsonSchema()` / `zodSchema()` (then `compileJsonSchema`). Default:
+   * none (any JSON document).
+   */
+  readonly schema?: S;
+}
 
 /** The options `partialObjectTransform` takes (the options policy: checked by name). */
 export const PARTIAL_TRANSFORM_OPTIONS = /* @__PURE__ */ optionNames<PartialTransformOptions>()([
@@ -89,13 +94,21 @@ function custom(kind: string, data: unknown): TextStreamPart<ToolSet> {
  * A `streamText` transform that adds validated partial values, diagnostics and the final value
  * of the answer's JSON document to `fullStream` as `custom` parts (kinds in `PartKind`).
  */
-export function partialObjectTransform<S extends SchemaInput>(
+export function partialObjectTransform<S extends OutputSchema>(
   options: PartialTransformOptions<S> = {},
 ): LlmjsonStreamTransform {
   checkOptionNames('partialObjectTransform', options, PARTIAL_TRANSFORM_OPTIONS);
-  const { onDiagnostic: _onDiagnostic, failFast: _failFast, abortController: _abortController, ...engine } = options;
+  const plan = planSchema('partialObjectTransform', 'schema', options.schema, options.compileJsonSchema);
+  const {
+    schema: _schema,
+    onDiagnostic: _onDiagnostic,
+    failFast: _failFast,
+    abortController: _abortController,
+    ...engine
+  } = options;
   const builderOptions = namesChecked({
     ...(engine as PartialOptions),
+    ...(plan.engine !== undefined && { schema: plan.engine }),
     snapshots: 'paced',
     updateOn: 'values',
     nullValue: 'value',
@@ -112,6 +125,13 @@ export function partialObjectTransform<S extends SchemaInput>(
     let fatal: Diagnostic | undefined;
     let stopped = false;
 
+    const report = (diagnostic: Diagnostic) => {
+      if (channel.failure !== undefined) return;
+      if (FATAL.has(diagnostic.reason)) fatal ??= diagnostic;
+      out.push(custom(PartKind.diagnostic, diagnostic));
+      channel.report(diagnostic);
+    };
+
     const start = () => {
       channel.reset();
       fatal = undefined;
@@ -120,12 +140,23 @@ export function partialObjectTransform<S extends SchemaInput>(
         update(value) {
           if (fatal === undefined) out.push(custom(PartKind.partial, { value }));
         },
-        diagnostic(diagnostic) {
-          if (channel.failure !== undefined) return;
-          if (FATAL.has(diagnostic.reason)) fatal ??= diagnostic;
-          out.push(custom(PartKind.diagnostic, diagnostic));
-          channel.report(diagnostic);
-        },
+        diagnostic: report,
+      });
+    };
+
+    /** The `llmjson.value` part of a complete document once the schema's own `validate` accepts it, else a `schema` diagnostic. */
+    const checkedValue = async (current: PartialBuilder) => {
+      const result = await plan.finish(current.value);
+      if ('value' in result) {
+        out.push(custom(PartKind.value, { value: current.value }));
+        return;
+      }
+      report({
+        reason: 'schema',
+        offset: current.stats.characters,
+        excerpt: '',
+        path: '',
+        message: `the document does not match the schema: ${result.rejected}`,
       });
     };
 
@@ -138,9 +169,9 @@ export function partialObjectTransform<S extends SchemaInput>(
     };
 
     return new TransformStream<TextStreamPart<TOOLS>, TextStreamPart<TOOLS>>({
-      transform(part, controller) {
+      transform(part, controller): Promise<void> | undefined {
         controller.enqueue(part);
-        if (stopped) return;
+        if (stopped) return undefined;
         if (part.type === 'start-step' || builder === undefined) start();
         const current = builder as PartialBuilder;
         if ((part.type === 'text-start' || part.type === 'text-delta') && textId === undefined) textId = part.id;
@@ -149,10 +180,13 @@ export function partialObjectTransform<S extends SchemaInput>(
         } else if (part.type === 'text-end' && part.id === textId) {
           current.end();
           if (current.complete && fatal === undefined && channel.failure === undefined) {
+            // Async only here, and only for a check the builder did not run: every other part passes synchronously.
+            if (plan.checksApart) return checkedValue(current).then(() => drain(controller));
             out.push(custom(PartKind.value, { value: current.value }));
           }
         }
         drain(controller);
+        return undefined;
       },
     });
   };
