@@ -32,7 +32,11 @@ const COLOUR = {
   properties: { n: { type: 'number' }, colour: { enum: ['red', 'blue'] }, ok: { type: 'boolean' } },
 };
 const SCHEMAS: readonly (JsonSchema | undefined)[] = [undefined, N, COLOUR, { type: 'object' }, true];
-const ARRAY_SCHEMAS: readonly (JsonSchema | undefined)[] = [undefined, { type: 'array', items: N }, { type: 'array', items: {} }];
+const ARRAY_SCHEMAS: readonly (JsonSchema | undefined)[] = [
+  undefined,
+  { type: 'array', items: N },
+  { type: 'array', items: {} },
+];
 
 /** Values a schema above may accept, reject, or accept once coerced. */
 const nValue = fc.oneof(
@@ -65,7 +69,7 @@ const settings = fc.record({
   mode: fc.constantFrom('json', 'jsonl', 'elements', 'salvage') as fc.Arbitrary<JudgeOptions['mode']>,
   schemaIndex: fc.nat(),
   salvage: fc.boolean(),
-  coerce: fc.constantFrom(undefined, true, ['string-to-number'] as const),
+  coerce: fc.constantFrom('off', 'all', 'string-to-number'),
   finishReason: fc.constantFrom(undefined, 'stop', 'length'),
 });
 
@@ -80,7 +84,7 @@ describe('judgeRecord', () => {
       const options: JudgeOptions = {
         mode: s.mode,
         salvage: s.salvage,
-        ...(s.coerce === undefined ? {} : { coerce: s.coerce === true ? true : [...s.coerce] }),
+        ...(s.coerce === 'off' ? {} : { coerce: s.coerce === 'all' ? true : ['string-to-number' as const] }),
         ...(schema === undefined ? {} : { schema }),
       };
       const result = judgeRecord(
@@ -102,7 +106,7 @@ describe('judgeRecord', () => {
       if (salvage === 'valid' || salvage === 'salvaged') expect(coerce).toBe(salvage);
       const notJson = [strict, salvage, coerce].map((status) => status === 'not-json');
       expect(new Set(notJson).size).toBe(1);
-      const coercing = s.coerce !== undefined;
+      const coercing = s.coerce !== 'off';
       expect(result.status).toBe(s.salvage ? (coercing && schema !== undefined ? coerce : salvage) : strict);
       if (s.salvage && coercing && schema === undefined) expect(coerce).toBe(salvage);
       if (result.excerpt !== undefined) expect(result.excerpt.length).toBeLessThanOrEqual(200);
