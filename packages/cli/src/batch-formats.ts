@@ -117,9 +117,11 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** An own data property (never inherited, no getter runs). */
-function own(record: unknown, key: string): unknown {
-  return valueAt(record, [key]);
+/** An own property of an object (never inherited), as `valueAt(value, [key])` without the array. */
+function own(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, key)
+    ? (value as Json)[key]
+    : undefined;
 }
 
 function has(record: Json, key: string): boolean {
@@ -193,21 +195,26 @@ function misfit(format: BatchFormat, what: string, detected: boolean): Misfit {
   );
 }
 
-/** Fields a format lifts from its own places, before the flags' paths override them. */
-interface FormatFields {
-  id?: string;
-  model?: string;
-  text?: string;
-  finishReason?: string;
-  providerError?: string;
+/**
+ * Fields a format lifts from its own places, before the flags' paths override them. One shape
+ * for every record (all fields present from the start): lifting a million records then costs a few
+ * property stores each, not an object spread per step.
+ */
+class FormatFields {
+  id: string | undefined = undefined;
+  model: string | undefined = undefined;
+  text: string | undefined = undefined;
+  finishReason: string | undefined = undefined;
+  providerError: string | undefined = undefined;
   /**
    * Only the text does not fit (a field of the wrong type, or none): a problem, unless a
    * `--text-field` path stands in for it. A wrong envelope is a `Misfit` returned instead.
    */
-  textMisfit?: Misfit;
+  textMisfit: Misfit | undefined = undefined;
 }
 
-type Lifter = (record: Json, source: RecordSource, detected: boolean) => FormatFields | Misfit;
+/** Fills `fields` from the record; returns a Misfit when the record's envelope is not the format's. */
+type Lifter = (record: Json, fields: FormatFields, source: RecordSource, detected: boolean) => Misfit | undefined;
 
 /** Chat Completions content: a string, or a list of parts whose text parts are joined. */
 function contentText(content: unknown, where: string, detected: boolean): string | undefined | Misfit {
@@ -224,37 +231,52 @@ function contentText(content: unknown, where: string, detected: boolean): string
   return misfit('openai-batch', `${where} is ${typeName(content)}, not a string`, detected);
 }
 
-function chatCompletion(body: Json, detected: boolean): FormatFields | Misfit {
+/** A Chat Completions (or Completions) body's text and finish reason; a Misfit when only the text does not fit. */
+function chatCompletion(body: Json, fields: FormatFields, detected: boolean): Misfit | undefined {
   const choices = own(body, 'choices');
   if (!Array.isArray(choices)) {
     return misfit('openai-batch', `response.body.choices is ${typeName(choices)}, not a list`, detected);
   }
-  const choice = choices[0];
-  if (choice === undefined) return { text: '' };
+  const choice: unknown = choices[0];
+  if (choice === undefined) {
+    fields.text = '';
+    return undefined;
+  }
   if (!isObject(choice)) {
     return misfit('openai-batch', `response.body.choices[0] is ${typeName(choice)}, not an object`, detected);
   }
   const finish = own(choice, 'finish_reason');
-  const fields: FormatFields = typeof finish === 'string' ? { finishReason: finish } : {};
+  if (typeof finish === 'string') fields.finishReason = finish;
   const message = own(choice, 'message');
   if (!isObject(message)) {
     // The Completions endpoint: {choices: [{text}]}.
     const text = own(choice, 'text');
-    if (typeof text === 'string') return { ...fields, text };
-    if (message === undefined || message === null) return { ...fields, text: '' };
-    return misfit('openai-batch', `response.body.choices[0].message is ${typeName(message)}, not an object`, detected);
+    if (typeof text === 'string') fields.text = text;
+    else if (message === undefined || message === null) fields.text = '';
+    else {
+      return misfit(
+        'openai-batch',
+        `response.body.choices[0].message is ${typeName(message)}, not an object`,
+        detected,
+      );
+    }
+    return undefined;
   }
   const content = contentText(own(message, 'content'), 'response.body.choices[0].message.content', detected);
   if (content instanceof Misfit) return content;
-  if (content !== undefined && content !== '') return { ...fields, text: content };
+  if (content !== undefined && content !== '') {
+    fields.text = content;
+    return undefined;
+  }
   // A tool-call answer: the structured output is the first call's arguments.
   const call =
     valueAt(message, ['tool_calls', '0', 'function', 'arguments']) ?? valueAt(message, ['function_call', 'arguments']);
-  if (typeof call === 'string') return { ...fields, text: call };
-  return { ...fields, text: content ?? '' };
+  fields.text = typeof call === 'string' ? call : (content ?? '');
+  return undefined;
 }
 
-function responsesBody(body: Json, detected: boolean): FormatFields | Misfit {
+/** A Responses body's text (its output_text parts, else a function call's arguments) and finish reason. */
+function responsesBody(body: Json, fields: FormatFields, detected: boolean): Misfit | undefined {
   const output = own(body, 'output');
   if (!Array.isArray(output)) {
     return misfit('openai-batch', `response.body.output is ${typeName(output)}, not a list`, detected);
@@ -272,26 +294,28 @@ function responsesBody(body: Json, detected: boolean): FormatFields | Misfit {
     const args = own(item, 'arguments');
     if (call === undefined && own(item, 'type') === 'function_call' && typeof args === 'string') call = args;
   }
-  const fields: FormatFields = { text: text ?? call ?? '' };
+  fields.text = text ?? call ?? '';
   if (own(body, 'status') === 'incomplete') {
-    const reason = valueAt(body, ['incomplete_details', 'reason']);
+    const reason = own(own(body, 'incomplete_details'), 'reason');
     fields.finishReason = typeof reason === 'string' ? reason : 'incomplete';
   }
-  return fields;
+  return undefined;
 }
 
-const openaiBatch: Lifter = (record, _source, detected) => {
+const openaiBatch: Lifter = (record, fields, _source, detected) => {
   if (!has(record, 'response') && !has(record, 'error')) {
     return misfit('openai-batch', 'it has neither "response" nor "error"', detected);
   }
-  const customId = idText(own(record, 'custom_id')) ?? idText(own(record, 'id'));
-  const fields: FormatFields = customId === undefined ? {} : { id: customId };
+  fields.id = idText(own(record, 'custom_id')) ?? idText(own(record, 'id'));
   const response = own(record, 'response');
   const body = own(response, 'body');
   const model = own(body, 'model');
   if (typeof model === 'string') fields.model = model;
   const error = own(record, 'error');
-  if (error !== undefined && error !== null) return { ...fields, providerError: errorText(error) };
+  if (error !== undefined && error !== null) {
+    fields.providerError = errorText(error);
+    return undefined;
+  }
   if (response === undefined || response === null) {
     return misfit('openai-batch', '"response" and "error" are both null', detected);
   }
@@ -302,41 +326,40 @@ const openaiBatch: Lifter = (record, _source, detected) => {
   const bodyError = own(body, 'error');
   if (typeof status === 'number' && status >= 400) {
     const why = bodyError === undefined || bodyError === null ? '' : `: ${errorText(bodyError)}`;
-    return { ...fields, providerError: `HTTP status ${status}${why}` };
+    fields.providerError = `HTTP status ${status}${why}`;
+  } else if (bodyError !== undefined && bodyError !== null) {
+    fields.providerError = errorText(bodyError);
+  } else if (!isObject(body)) {
+    fields.textMisfit = misfit('openai-batch', `response.body is ${typeName(body)}, not an object`, detected);
+  } else {
+    fields.textMisfit =
+      has(body, 'output') || own(body, 'object') === 'response'
+        ? responsesBody(body, fields, detected)
+        : chatCompletion(body, fields, detected);
   }
-  if (bodyError !== undefined && bodyError !== null) return { ...fields, providerError: errorText(bodyError) };
-  if (!isObject(body)) {
-    return {
-      ...fields,
-      textMisfit: misfit('openai-batch', `response.body is ${typeName(body)}, not an object`, detected),
-    };
-  }
-  const lifted =
-    has(body, 'output') || own(body, 'object') === 'response'
-      ? responsesBody(body, detected)
-      : chatCompletion(body, detected);
-  if (lifted instanceof Misfit) return { ...fields, textMisfit: lifted };
-  return { ...fields, ...lifted };
+  return undefined;
 };
 
-const anthropicBatch: Lifter = (record, _source, detected) => {
+const anthropicBatch: Lifter = (record, fields, _source, detected) => {
   const result = own(record, 'result');
   const type = own(result, 'type');
   if (!isObject(result) || typeof type !== 'string') {
     return misfit('anthropic-batch', 'it has no "result" with a "type"', detected);
   }
-  const customId = idText(own(record, 'custom_id'));
-  const fields: FormatFields = customId === undefined ? {} : { id: customId };
+  fields.id = idText(own(record, 'custom_id'));
   const message = own(result, 'message');
   const model = own(message, 'model');
   if (typeof model === 'string') fields.model = model;
   switch (type) {
     case 'errored':
-      return { ...fields, providerError: `errored: ${errorText(own(result, 'error'))}` };
+      fields.providerError = `errored: ${errorText(own(result, 'error'))}`;
+      return undefined;
     case 'canceled':
-      return { ...fields, providerError: 'canceled: the batch was canceled before this request was processed' };
+      fields.providerError = 'canceled: the batch was canceled before this request was processed';
+      return undefined;
     case 'expired':
-      return { ...fields, providerError: 'expired: the batch ended before this request was processed' };
+      fields.providerError = 'expired: the batch ended before this request was processed';
+      return undefined;
     case 'succeeded':
       break;
     default:
@@ -346,19 +369,20 @@ const anthropicBatch: Lifter = (record, _source, detected) => {
         detected,
       );
   }
-  if (!isObject(message))
-    return {
-      ...fields,
-      textMisfit: misfit('anthropic-batch', `result.message is ${typeName(message)}, not an object`, detected),
-    };
+  if (!isObject(message)) {
+    fields.textMisfit = misfit('anthropic-batch', `result.message is ${typeName(message)}, not an object`, detected);
+    return undefined;
+  }
   const stop = own(message, 'stop_reason');
   if (typeof stop === 'string') fields.finishReason = stop;
   const content = own(message, 'content');
   if (!Array.isArray(content)) {
-    return {
-      ...fields,
-      textMisfit: misfit('anthropic-batch', `result.message.content is ${typeName(content)}, not a list`, detected),
-    };
+    fields.textMisfit = misfit(
+      'anthropic-batch',
+      `result.message.content is ${typeName(content)}, not a list`,
+      detected,
+    );
+    return undefined;
   }
   let text: string | undefined;
   let toolInput: unknown;
@@ -366,23 +390,21 @@ const anthropicBatch: Lifter = (record, _source, detected) => {
     const value = own(block, 'text');
     const kind = own(block, 'type');
     if (kind === 'text' && typeof value === 'string') text = (text ?? '') + value;
-    else if (kind === 'tool_use' && toolInput === undefined && own(block, 'input') !== undefined)
-      toolInput = own(block, 'input');
+    else if (kind === 'tool_use' && toolInput === undefined) toolInput = own(block, 'input');
   }
   if (text === undefined && toolInput !== undefined) {
-    const json = jsonText(toolInput);
-    if (json === undefined)
-      return {
-        ...fields,
-        textMisfit: misfit(
-          'anthropic-batch',
-          'the tool_use input cannot be written as JSON (nested too deep)',
-          detected,
-        ),
-      };
-    text = json;
+    text = jsonText(toolInput);
+    if (text === undefined) {
+      fields.textMisfit = misfit(
+        'anthropic-batch',
+        'the tool_use input cannot be written as JSON (nested too deep)',
+        detected,
+      );
+      return undefined;
+    }
   }
-  return { ...fields, text: text ?? '' };
+  fields.text = text ?? '';
+  return undefined;
 };
 
 /** An lm-eval response: a string, or a one-element list of a string (filters keep lists). */
@@ -392,23 +414,21 @@ function firstText(value: unknown): string | undefined {
   return undefined;
 }
 
-const lmEval: Lifter = (record, source, detected) => {
+const lmEval: Lifter = (record, fields, source, detected) => {
   if (!has(record, 'doc_id') || !(has(record, 'filtered_resps') || has(record, 'resps'))) {
     return misfit('lm-eval', 'it has no "doc_id" and "filtered_resps" or "resps"', detected);
   }
-  const text = firstText(valueAt(record, ['filtered_resps', '0'])) ?? firstText(valueAt(record, ['resps', '0']));
-  const fields: FormatFields = { model: basename(dirname(source.file)) };
-  const id = idText(own(record, 'doc_id'));
-  if (id !== undefined) fields.id = id;
-  if (text === undefined) {
+  fields.model = basename(dirname(source.file));
+  fields.id = idText(own(record, 'doc_id'));
+  fields.text = firstText(valueAt(record, ['filtered_resps', '0'])) ?? firstText(valueAt(record, ['resps', '0']));
+  if (fields.text === undefined) {
     fields.textMisfit = misfit(
       'lm-eval',
       'filtered_resps[0] and resps[0][0] hold no generated text (only generate_until tasks have one; a loglikelihood task logs numbers)',
       detected,
     );
-    return fields;
   }
-  return { ...fields, text };
+  return undefined;
 };
 
 /** BFCL v4's grouping folders under a model's result folder (bfcl_eval's get_directory_structure). */
@@ -425,44 +445,45 @@ export function bfclModel(file: string): string {
 
 const BFCL_ERROR = 'Error during inference: ';
 
-const bfcl: Lifter = (record, source, detected) => {
+const bfcl: Lifter = (record, fields, source, detected) => {
   if (!has(record, 'id') || !has(record, 'result')) return misfit('bfcl', 'it has no "id" and "result"', detected);
-  const fields: FormatFields = { model: bfclModel(source.file) };
-  const id = idText(own(record, 'id'));
-  if (id !== undefined) fields.id = id;
+  fields.model = bfclModel(source.file);
+  fields.id = idText(own(record, 'id'));
   const result = own(record, 'result');
-  if (typeof result === 'string') {
-    if (result.startsWith(BFCL_ERROR)) return { ...fields, providerError: result.slice(BFCL_ERROR.length) };
-    return { ...fields, text: result };
+  if (typeof result === 'string' && result.startsWith(BFCL_ERROR)) {
+    fields.providerError = result.slice(BFCL_ERROR.length);
+  } else if (typeof result === 'string') {
+    fields.text = result;
+  } else if (result === null) {
+    fields.text = '';
+  } else {
+    fields.text = jsonText(result);
+    if (fields.text === undefined) {
+      fields.textMisfit = misfit('bfcl', '"result" cannot be written as JSON (nested too deep)', detected);
+    }
   }
-  if (result === null) return { ...fields, text: '' };
-  const json = jsonText(result);
-  if (json === undefined) {
-    return { ...fields, textMisfit: misfit('bfcl', '"result" cannot be written as JSON (nested too deep)', detected) };
-  }
-  return { ...fields, text: json };
+  return undefined;
 };
 
-const flatRecords: Lifter = (record, _source, detected) => {
+const flatRecords: Lifter = (record, fields, _source, detected) => {
   const text = own(record, 'text') ?? own(record, 'output');
-  const fields: FormatFields = { text: typeof text === 'string' ? text : '' };
-  if (text !== undefined && text !== null && typeof text !== 'string') {
-    fields.textMisfit = new Misfit(`the text field is ${typeName(text)}, not a string`);
-  }
   if (detected && text === undefined) {
     const looks = detectFormat(record);
     if (looks !== 'records') {
       return misfit('records', `it has no "text" nor "output", and looks like ${looks} instead`, true);
     }
   }
-  const id = idText(own(record, 'id'));
-  if (id !== undefined) fields.id = id;
+  if (typeof text === 'string') fields.text = text;
+  else if (text !== undefined && text !== null) {
+    fields.textMisfit = new Misfit(`the text field is ${typeName(text)}, not a string`);
+  }
+  fields.id = idText(own(record, 'id'));
   const model = own(record, 'model');
   if (typeof model === 'string') fields.model = model;
   else if (typeof model === 'number' || typeof model === 'boolean') fields.model = String(model);
   const finish = own(record, 'finish_reason') ?? own(record, 'stop_reason');
   if (typeof finish === 'string') fields.finishReason = finish;
-  return fields;
+  return undefined;
 };
 
 const LIFTERS: Readonly<Record<BatchFormat, Lifter>> = {
@@ -486,12 +507,11 @@ export function liftRecord(format: BatchFormat, record: Json, source: RecordSour
       return { problem: misfit(format, `it looks like ${looks} instead`, true).message };
     }
   }
-  const lifted = LIFTERS[format](record, source, detected);
+  const fields = new FormatFields();
+  const misfitted = LIFTERS[format](record, fields, source, detected);
+  if (misfitted !== undefined) return { problem: misfitted.message };
   // A text given by --text-field stands in for the format's own, wrong or missing.
-  if (lifted instanceof Misfit) return { problem: lifted.message };
-  // A text given by --text-field stands in for the format's own, wrong or missing.
-  if (lifted.textMisfit !== undefined && paths.text === undefined) return { problem: lifted.textMisfit.message };
-  const fields = lifted;
+  if (fields.textMisfit !== undefined && paths.text === undefined) return { problem: fields.textMisfit.message };
 
   let text = fields.text;
   if (paths.text !== undefined) {

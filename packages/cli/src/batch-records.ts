@@ -170,6 +170,7 @@ export async function* readRecords(
   const { format: given, paths } =
     'paths' in options ? { format: options.format, paths: parseFieldPaths(options.paths) } : legacyOptions(options);
   const onFormat = 'paths' in options ? options.onFormat : undefined;
+  const liftOptions = { paths, detected: given === undefined };
   let index = 0;
   for (const input of inputs) {
     const path = input.path;
@@ -215,7 +216,7 @@ export async function* readRecords(
         onFormat?.({ file: path, format, detected: true });
       } else if (!told) onFormat?.({ file: path, format, detected: false });
       told = true;
-      const lifted = liftRecord(format, r, { file: path, line: lineNumber }, { paths, detected: given === undefined });
+      const lifted = liftRecord(format, r, { file: path, line: lineNumber }, liftOptions);
       if ('problem' in lifted) {
         problem(lifted.problem);
         continue;

@@ -9,8 +9,7 @@
  *   that cannot mean anything (empty, an empty segment of a dotted path, a `~` escape RFC 6901
  *   does not define) is a UsageError naming the flag and saying what to write, before any input
  *   is read.
- * - `valueAt` reads own data properties only (from their descriptors: as `Object.hasOwn` would,
- *   and no getter runs), never the prototype chain: a record is
+ * - `valueAt` reads own properties only (`Object.hasOwn`), never the prototype chain: a record is
  *   data from a file, so `__proto__`, `constructor` or `toString` are keys like any other, present
  *   only when the record has them. An array is read by index (a canonical decimal index: `0`,
  *   `17`, not `01` nor `-`); a string, number, boolean or null has no fields. Whatever is not
@@ -64,8 +63,7 @@ export function valueAt(value: unknown, path: readonly string[]): unknown {
   for (const segment of path) {
     if (typeof current !== 'object' || current === null) return undefined;
     if (Array.isArray(current) && !INDEX.test(segment)) return undefined;
-    // A data property's value, read from its descriptor: no prototype, and no getter ever runs.
-    current = Object.getOwnPropertyDescriptor(current, segment)?.value;
+    current = Object.hasOwn(current, segment) ? (current as Record<string, unknown>)[segment] : undefined;
   }
   return current;
 }
