@@ -83,7 +83,8 @@ th, td { padding: 3px 6px; border-bottom: 1px solid var(--rule); text-align: rig
 th { font-weight: 600; background: var(--panel); white-space: nowrap; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
 td.scoring { white-space: nowrap; color: var(--muted); }
-td.name { max-width: 260px; overflow-wrap: anywhere; }
+td.name { min-width: 16em; max-width: 260px; overflow-wrap: anywhere; }
+table.bench th { white-space: normal; }
 tr.group td { font-weight: 600; padding-top: 10px; border-bottom: none; }
 table.counts td.scoring { padding-left: 18px; }
 tr.total td { font-weight: 600; border-top: 2px solid var(--rule); }
@@ -178,7 +179,8 @@ function countsTable(report: BatchReport): string {
 }
 
 function benchTable(report: BatchReport): string {
-  const head = `<tr><th>model</th>${JSON_SCHEMA_BENCH_CODES.map((c) => `<th>${c}</th>`).join('')}</tr>`;
+  // The codes are long: they may break after an underscore.
+  const head = `<tr><th>model</th>${JSON_SCHEMA_BENCH_CODES.map((c) => `<th>${c.replace(/_/g, '_<wbr>')}</th>`).join('')}</tr>`;
   const body = reportRows(report).map(
     ({ name, summary, total }) =>
       `<tr${total ? ' class="total"' : ''}><td class="text name">${htmlText(short(name, 60))}</td>${JSON_SCHEMA_BENCH_CODES.map((c) => numberCell(summary.jsonschemabench[c])).join('')}</tr>`,

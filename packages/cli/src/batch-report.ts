@@ -953,7 +953,7 @@ export function summaryText(report: BatchReport): string {
   ]);
   const lines = [
     alignedTable(header, rows),
-    `statuses: ${scoringLabel(runScoring(report.settings))} scoring; strict, salvage, +coerce: usable (valid + salvaged + coerced) under each scoring`,
+    `status columns: the run's statuses (${scoringLabel(runScoring(report.settings))} scoring); strict, salvage, +coerce: the usable share (valid + salvaged + coerced) under each scoring`,
   ];
   if (report.skippedInputLines > 0) {
     lines.push(

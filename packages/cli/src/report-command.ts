@@ -150,11 +150,12 @@ export function diffText(diff: ReturnType<typeof diffReports>, oldFile: string, 
   }
   for (const model of [...diff.models, diff.totals]) {
     const name = model === diff.totals ? 'all models' : tableCell(model.model);
-    const table = alignedTable(['', 'old', 'new', 'change'], diffRows(model))
-      .split('\n')
-      .slice(1)
-      .map((l) => `  ${l}`);
-    lines.push('', `${name}${presenceNote(model, oldName, newName)}`, ...table);
+    // The model's name heads its block; the rows under it are indented.
+    const [head = '', ...rows] = alignedTable(
+      [`${name}${presenceNote(model, oldName, newName)}`, 'old', 'new', 'change'],
+      diffRows(model).map(([label = '', ...cells]) => [`  ${label}`, ...cells]),
+    ).split('\n');
+    lines.push('', head, ...rows);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -521,11 +521,13 @@ describe('llmjson merge and llmjson report diff', () => {
     const text = await runCli(['report', 'diff', 'old.json', 'new.json'], { cwd: dir });
     expect(text.code).toBe(0);
     expect(text.out).toContain('old.json -> new.json');
-    expect(text.out).toMatch(/^gpt-4o\n {2}records +6 +6 +0\n {2}usable strict +16\.7% +33\.3% +\+16\.7 pp\n/m);
+    expect(text.out).toMatch(
+      /^gpt-4o +old +new +change\n {2}records +6 +6 +0\n {2}usable strict +16\.7% +33\.3% +\+16\.7 pp\n/m,
+    );
     expect(text.out).toMatch(/^ {2}truncated +1 +0 +-1$/m);
     expect(text.out).toContain('new\\u001b[31m|model (only in new.json)');
     expect(text.out).not.toMatch(RAW_CONTROL);
-    expect(text.out).toMatch(/^all models\n {2}records +12 +13 +\+1$/m);
+    expect(text.out).toMatch(/^all models +old +new +change\n {2}records +12 +13 +\+1$/m);
 
     const md = await runCli(['report', 'diff', 'old.json', 'new.json', '--format', 'markdown'], { cwd: dir });
     expect(md.code).toBe(0);
