@@ -307,7 +307,6 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     interrupted = signal;
   };
   const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
-  for (const signal of signals) process.on(signal, onSignal);
   const stopped = () => interrupted !== undefined || (stdoutGone && reportPaths.length === 0);
 
   const showProgress = flags.progress !== false && (io.stderr as { isTTY?: boolean }).isTTY === true && !io.env.CI;
@@ -371,6 +370,8 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   );
 
   const judge = workers === 0 ? inlineJudge(judgeOptions) : poolJudge(workers, judgeOptions);
+  // From here on, the finally below removes them again.
+  for (const signal of signals) process.on(signal, onSignal);
   try {
     const inFlight: Promise<RecordResult[]>[] = [];
     let batch: BatchRecord[] = [];
