@@ -5,17 +5,26 @@
  * the reports and of the lines within each; read back from their JSON files, the same. Small caps
  * are not needed to reach the bounds: models, keywords and paths are drawn from sets larger than
  * what most shards see, and the unit tests cover the caps themselves.
+ *
+ * And whatever text the input holds (model names, ids, keywords, paths, messages, excerpts: any
+ * UTF-16, lone surrogates and controls included), every format shows it as text: the terminal
+ * summary holds no raw control, bidi or line-breaking character but the newlines of its lines;
+ * every markdown table row has its header's number of cells and no inline HTML; the HTML page
+ * holds only the elements the page itself writes.
  */
 import { test as fcTest } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
 import {
   type BatchReport,
+  markdownReport,
   mergeReports,
   parseReport,
   ReportBuilder,
   type ReportSettings,
+  summaryText,
 } from '../../packages/cli/src/batch-report.js';
+import { htmlReport } from '../../packages/cli/src/batch-report-html.js';
 import {
   type InputProblem,
   RECORD_STATUSES,
@@ -133,4 +142,95 @@ describe('batch report merge', () => {
       expect(JSON.stringify(mergeReports(files))).toBe(JSON.stringify(expected));
     },
   );
+});
+
+/** A raw control, bidi or line-separating character other than the newline. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point.
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/** Every element the HTML page writes itself. */
+const PAGE_ELEMENTS = new Set(
+  'html head meta link title style body main header h1 h2 h3 p section ul li span svg g text rect table thead tbody tr th td b i code pre div wbr'.split(
+    ' ',
+  ),
+);
+
+const anyText = fc.string({ unit: 'binary', maxLength: 24 });
+const hostileText = fc.oneof(
+  anyText,
+  fc.constantFrom(
+    '<script>alert(1)</script>',
+    'a|b',
+    '\\|',
+    '\u001b]0;x\u0007',
+    '`code`',
+    '</pre><b>',
+    '"\'><img src=x>',
+  ),
+);
+
+describe('batch report formats', () => {
+  fcTest.prop(
+    [
+      fc.array(
+        fc.record({
+          model: hostileText,
+          id: hostileText,
+          keyword: hostileText,
+          path: hostileText,
+          message: hostileText,
+          excerpt: hostileText,
+          status,
+        }),
+        { minLength: 1, maxLength: 6 },
+      ),
+      fc.array(fc.record({ file: hostileText, message: hostileText }), { maxLength: 2 }),
+    ],
+    { numRuns },
+  )('input text is shown as text in every format', (lines, problems) => {
+    const builder = new ReportBuilder({ ...SETTINGS, inputs: lines.map((l) => l.id) });
+    for (const [index, l] of lines.entries()) {
+      builder.add({
+        index,
+        id: l.id,
+        model: l.model,
+        status: l.status,
+        scores: { strict: l.status, salvage: l.status, coerce: l.status },
+        values: 0,
+        diagnostics: 0,
+        keyword: l.keyword,
+        path: l.path,
+        message: l.message,
+        excerpt: l.excerpt,
+      });
+    }
+    for (const [i, p] of problems.entries())
+      builder.addProblem({ index: 100 + i, file: p.file, line: i + 1, message: p.message });
+    const report = builder.report();
+
+    expect(summaryText(report)).not.toMatch(RAW_CONTROL);
+
+    const md = markdownReport(report);
+    expect(md).not.toMatch(RAW_CONTROL);
+    // With every escape pair taken out, no '<' is left that could open inline HTML…
+    const structure = md.split('\n').map((line) => line.replace(/\\[\s\S]/g, ''));
+    expect(structure.join('\n')).not.toContain('<');
+    // …and each table row has as many cells as its header.
+    let cells: number | undefined;
+    for (const line of structure) {
+      if (!line.startsWith('|')) {
+        cells = undefined;
+        continue;
+      }
+      const count = line.split('|').length;
+      cells ??= count;
+      expect(count, line).toBe(cells);
+    }
+
+    const html = htmlReport(report);
+    expect(html).not.toMatch(RAW_CONTROL);
+    for (const [, name] of html.matchAll(/<\/?([A-Za-z][\w-]*)/g))
+      expect(PAGE_ELEMENTS.has(name as string), name).toBe(true);
+    expect(html.match(/<script|<img/gi)).toBeNull();
+  });
 });

@@ -17,6 +17,7 @@
 
 import type { BatchReport, ReportSummary } from './batch-report.js';
 import {
+  frequentFailures,
   JSON_SCHEMA_BENCH_CODES,
   MAX_EXAMPLES,
   percent,
@@ -213,6 +214,8 @@ function examples(report: BatchReport): string {
   for (const { name, summary, total } of reportRows(report)) {
     if (total || summary.examples.length === 0) continue;
     parts.push(`<h3>${htmlText(short(name, 120))}</h3>`);
+    const frequent = frequentFailures(summary, (key, which) => keyCell(which, key));
+    if (frequent !== '') parts.push(`<p class="note">${frequent}</p>`);
     for (const e of summary.examples) {
       const meta = [
         `<span>position <b>${e.index}</b></span>`,

@@ -990,6 +990,26 @@ export function settingsSentence(settings: ReportSettings, text: (s: string) => 
   return `${parts.join('; ')}. Inputs: ${settings.inputs.map(text).join(', ') || 'none'}.`;
 }
 
+/**
+ * A model's most frequent failing keywords and paths in one sentence (`key` formats a keyword or
+ * a path for the output at hand, escaping it), or '' when its failures name none.
+ */
+export function frequentFailures(
+  summary: ReportSummary,
+  key: (text: string, which: 'keywords' | 'paths') => string,
+): string {
+  const list = (which: 'keywords' | 'paths') =>
+    summary[which]
+      .slice(0, 3)
+      .map((k) => `${key(k.key, which)} (${k.count})`)
+      .join(', ');
+  const parts = [
+    ...(summary.keywords.length === 0 ? [] : [`keywords ${list('keywords')}`]),
+    ...(summary.paths.length === 0 ? [] : [`paths ${list('paths')}`]),
+  ];
+  return parts.length === 0 ? '' : `Most frequent failing ${parts.join('; ')}.`;
+}
+
 /** The markdown report: settings, usable by scoring, statuses by scoring, JSONSchemaBench codes, failing keywords and paths, examples. */
 export function markdownReport(report: BatchReport): string {
   const md = (s: string) => markdownText(s);
@@ -1062,12 +1082,16 @@ export function markdownReport(report: BatchReport): string {
   keys('Failing keywords', report.totals.keywords, report.totals.otherKeywords, '');
   keys('Failing paths', report.totals.paths, report.totals.otherPaths, ' (array indices are written `*`)');
   out.push('', '## Example failures', '', `The first ${MAX_EXAMPLES} failures of each model, by position in the run.`);
+  const mdKey = (text: string, which: 'keywords' | 'paths') =>
+    which === 'paths' && text === '' ? WHOLE_VALUE : md(text);
   for (const { name, summary, total } of rows) {
     if (total || summary.examples.length === 0) continue;
+    const frequent = frequentFailures(summary, mdKey);
     out.push(
       '',
       `### ${md(name)}`,
       '',
+      ...(frequent === '' ? [] : [frequent, '']),
       markdownTable(
         ['position', 'id', 'status', 'keyword', 'path', 'message', 'excerpt'],
         summary.examples.map((e) => [

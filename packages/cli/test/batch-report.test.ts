@@ -173,6 +173,16 @@ describe('ReportBuilder', () => {
     expect(report.totals.otherKeywords).toBe(0);
   });
 
+  test("markdown and HTML name each model's most frequent failing keywords and paths above its examples", () => {
+    const report = build(sampleResults());
+    expect(markdownReport(report)).toContain(
+      '### gpt-4o\n\nMost frequent failing keywords type (2), required (1); paths /items/\\*/name (2), /items/\\* (1).\n',
+    );
+    expect(htmlReport(report)).toContain(
+      '<h3>gpt-4o</h3>\n<p class="note">Most frequent failing keywords <code>type</code> (2), <code>required</code> (1); paths <code>/items/*/name</code> (2), <code>/items/*</code> (1).</p>',
+    );
+  });
+
   test('a status given in JSONSchemaBench terms by the result line is counted as given', () => {
     const report = build([result(0, 'm', 'invalid', { jsonschemabench: 'SYNTAX_ERROR', keyword: 'type' })]);
     expect(report.totals.jsonschemabench.SYNTAX_ERROR).toBe(1);
