@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { environment, renderMarkdown, targetsSection, writeResults } from './report.js';
 import { aiSdkOutput } from './scenarios/ai-sdk-output.js';
+import { batchScale } from './scenarios/batch-scale.js';
 import { cliBig } from './scenarios/cli-big.js';
 import { concurrentStreams } from './scenarios/concurrent-streams.js';
 import { delivery } from './scenarios/delivery.js';
@@ -38,6 +39,7 @@ const scenarios: readonly Scenario[] = [
   providers,
   concurrentStreams,
   cliBig,
+  batchScale,
   liveClient,
   liveWire,
   aiSdkOutput,
