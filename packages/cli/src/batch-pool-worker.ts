@@ -42,13 +42,13 @@ let recordSchemas: RecordSchemas | undefined;
 
 /** Judges `task.records` with the worker's options; `{ missing }` when a schema key was never sent here. */
 export default function judgeTask(task: JudgeTask): JudgeTaskResult {
-  const { judge } = workerData as PoolWorkerData;
   for (const [key, schema] of task.schemas) schemas.set(key, schema);
   const missing = new Set<number>();
   for (const record of task.records) {
     if (record.schemaKey >= 0 && !schemas.has(record.schemaKey)) missing.add(record.schemaKey);
   }
   if (missing.size > 0) return { missing: [...missing] };
+  const { judge } = workerData as PoolWorkerData;
   recordSchemas ??= new RecordSchemas({
     ...(judge.discriminator === undefined ? {} : { discriminator: judge.discriminator }),
     ...(judge.schemaRoots === undefined ? {} : { schemaRoots: judge.schemaRoots }),
