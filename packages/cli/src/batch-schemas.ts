@@ -27,6 +27,9 @@
  * - Compilation is core's (`NODE_DEFAULTS.compileJsonSchema` from `@llmjson/core/ajv`, with the
  *   run's discriminator), the machinery every other command validates with, so every dialect
  *   from draft-04 to 2020-12 works as it does everywhere else.
+ * - Cheap on a repeat: an object is looked up by identity first (a schema object is taken as
+ *   never changing once handed over, as core's schema cache takes it), then by its JSON text as
+ *   written, a string by itself; only a new spelling pays the canonical walk and the hash.
  * - Bounded: at most `limit` contents (default 1 000, least recently used out first), and the
  *   texts kept as lookup keys at most MAX_ALIAS_CHARACTERS characters in all, so a file of a
  *   million distinct schemas runs in flat memory (it compiles each, as it must).
@@ -220,6 +223,12 @@ export class RecordSchemas {
    * repeat costs no parse, no canonical walk and no hash.
    */
   private readonly byText: Lru<Keyed>;
+  /**
+   * An object schema seen before → its lookup, by identity (held weakly): a worker that keeps one
+   * object per schema (batch-pool-worker.ts) pays no JSON.stringify per record. As core's own
+   * schema cache does, this takes an object handed over as never changing after.
+   */
+  private readonly byObject = new WeakMap<object, Keyed>();
   private registry: SchemaRegistry | undefined;
   private compiledCount = 0;
 
@@ -270,16 +279,20 @@ export class RecordSchemas {
 
   /** `written` through `byText`, else `slow` (whose answer is then remembered under `written`). */
   private lookupWritten(written: string, slow: () => Keyed): RecordSchemaLookup {
+    return this.lookupWrittenKeyed(written, slow).found;
+  }
+
+  private lookupWrittenKeyed(written: string, slow: () => Keyed): Keyed {
     const known = this.byText.get(written);
     if (known !== undefined) {
-      if (known.hash === undefined) return known.found;
+      if (known.hash === undefined) return known;
       const current = this.byContent.get(known.hash);
-      if (current !== undefined) return current;
+      if (current !== undefined) return { found: current, hash: known.hash };
       // The content was evicted since: it is compiled again, as any new content.
     }
     const keyed = slow();
     this.byText.set(written, keyed);
-    return keyed.found;
+    return keyed;
   }
 
   private lookupText(raw: string): Keyed {
@@ -305,14 +318,26 @@ export class RecordSchemas {
    * the records of one run spell a schema the same way), else by its canonical content.
    */
   private lookupObject(raw: object): RecordSchemaLookup {
+    const seen = this.byObject.get(raw);
+    if (seen !== undefined) {
+      if (seen.hash === undefined) return seen.found;
+      const current = this.byContent.get(seen.hash);
+      if (current !== undefined) return current;
+    }
+    const keyed = this.lookupObjectByText(raw);
+    this.byObject.set(raw, keyed);
+    return keyed.found;
+  }
+
+  private lookupObjectByText(raw: object): Keyed {
     let written: string | undefined;
     try {
       written = JSON.stringify(raw);
     } catch {
       // Too deep for the stack: the canonical walk refuses it with a reason.
     }
-    if (written === undefined || written.length > this.maxSchemaLength) return this.lookupValue(raw).found;
-    return this.lookupWritten(written, () => this.lookupValue(raw));
+    if (written === undefined || written.length > this.maxSchemaLength) return this.lookupValue(raw);
+    return this.lookupWrittenKeyed(written, () => this.lookupValue(raw));
   }
 
   private lookupName(name: string): Keyed {
