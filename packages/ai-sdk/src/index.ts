@@ -10,6 +10,7 @@ export { ARRAY_OUTPUT_OPTIONS, type ArrayOutputOptions, array } from './array-ou
 export { JSONL_OUTPUT_OPTIONS, type JsonlOutputOptions, jsonl } from './jsonl-output.js';
 export { OBJECT_OUTPUT_OPTIONS, type ObjectOutputOptions, object } from './object-output.js';
 export type { OutputRunOptions } from './output-run.js';
+export type { OutputSchema, OutputValue } from './output-schema.js';
 export {
   type LlmjsonStreamTransform,
   PARTIAL_TRANSFORM_OPTIONS,
