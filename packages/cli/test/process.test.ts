@@ -45,7 +45,7 @@ describe('llmjson binary', () => {
     expect(r.status).toBe(0);
   });
 
-  test('`batch --report r.json | head -1`: the report, its markdown twin and the summary are still written, exit 0', () => {
+  test('`batch --report r.json --report r.md | head -1`: the reports and the summary are still written, exit 0', () => {
     const dir = mkdtempSync(join(tmpdir(), 'llmjson-epipe-'));
     try {
       // Far more result lines than a pipe holds (64 KiB), so the writes after `head` has gone fail.
@@ -57,17 +57,19 @@ describe('llmjson binary', () => {
         'bash',
         [
           '-c',
-          `set -o pipefail; "${process.execPath}" "${BIN}" batch runs.jsonl --report r.json --workers 0 | head -1`,
+          `set -o pipefail; "${process.execPath}" "${BIN}" batch runs.jsonl --report r.json --report r.md --workers 0 | head -1`,
         ],
         { cwd: dir, encoding: 'utf8', timeout: 60_000 },
       );
-      expect(r.stdout).toBe('{"id":"r0","model":"m0","status":"valid","values":1,"diagnostics":0}\n');
+      expect(r.stdout).toBe(
+        '{"index":0,"id":"r0","model":"m0","status":"valid","scores":{"strict":"valid","salvage":"valid","coerce":"valid"},"values":1,"diagnostics":0}\n',
+      );
       expect(r.stderr).toMatch(/^all +5000 +5000 /m);
       expect(r.stderr).not.toContain('EPIPE');
       expect(r.status).toBe(0);
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as { totals: { records: number } };
       expect(report.totals.records).toBe(5000);
-      expect(readFileSync(join(dir, 'r.md'), 'utf8')).toContain('| all | 5000 | 5000 |');
+      expect(readFileSync(join(dir, 'r.md'), 'utf8')).toContain('| **all** | 5000 |');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
