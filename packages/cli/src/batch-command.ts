@@ -356,7 +356,18 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   };
   const records = readRecords(
     inputs,
-    { ...(flags.format === undefined ? {} : { format: flags.format }), paths },
+    {
+      ...(flags.format === undefined ? {} : { format: flags.format }),
+      paths,
+      // Which layout a file was detected as: a wrong guess (every text empty) is then plain to see.
+      onFormat: ({ file, format, detected }) => {
+        if (detected) {
+          io.stderr.write(
+            `llmjson batch: ${quoteName(relative(io.cwd, file))}: read as ${format} (detected from its first record; --format to choose)\n`,
+          );
+        }
+      },
+    },
     (problem: InputProblem) => {
       if (!inShard(shard, problem.index)) return;
       builder.addProblem(problem);

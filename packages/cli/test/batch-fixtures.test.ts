@@ -3,8 +3,9 @@
  * `llmjson batch` run with its arguments gives every record the expected position, model and
  * statuses — the run's (the salvage scoring), and the strict and coerce scorings both as the
  * line's `scores` and as the run's status under `--no-salvage` and `--coerce` — and reports
- * exactly the expected lines that are not records. The format given with `--format` gives what
- * detection gave, and worker threads give what the main thread gives.
+ * exactly the expected lines that are not records. The format is detected (and said on stderr)
+ * as expected; given with `--format` it gives what detection gave, and worker threads give what
+ * the main thread gives.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -74,6 +75,9 @@ describe('fixtures/batch', () => {
         id,
       ).toEqual(want);
     }
+    expect(detected.err).toContain(
+      `: read as ${expected.format} (detected from its first record; --format to choose)\n`,
+    );
     // The lines that are not records: each named on stderr with its line number, none other.
     const skipped = [...detected.err.matchAll(/:(\d+): skipped: /g)].map((m) => Number(m[1]));
     expect(skipped).toEqual(expected.problems.map((p) => p.line));

@@ -351,8 +351,11 @@ describe('batch: names a record chooses', () => {
     );
     expect(r.code).toBe(0);
     expect(r.err).not.toContain('\u001b');
-    // The header, 121 models, all, and the line saying what the columns are.
-    const table = r.err.split('\n').filter((l) => l !== '');
+    // The format detected, then the header, 121 models, all, and the line saying what the columns are.
+    const [detected, ...table] = r.err.split('\n').filter((l) => l !== '');
+    expect(detected).toBe(
+      'llmjson batch: run.jsonl: read as records (detected from its first record; --format to choose)',
+    );
     expect(table).toHaveLength(124);
     for (const line of table) expect(line.length).toBeLessThan(200);
     expect(table).toContainEqual(expect.stringMatching(/^M{59}… +1 +1 /));
