@@ -11,13 +11,15 @@
  * - `not-json` is a property of the text: the same under every scoring.
  * - `status` is the scoring the settings pick: strict with `salvage: false`, coerce with
  *   `coerce`, else salvage.
+ * - The coerce scoring of a json answer salvage finds invalid is `coerced` exactly when
+ *   parseJsonResponse with `coerce` succeeds on it.
  * - The salvage scoring is classifyResponse's status, except that its `invalid` is split into
  *   `invalid` and `not-json`, and prose it calls `truncated` (elements mode) is `not-json`.
  * - Result lines stay small: an excerpt of at most 200 characters.
  */
 
 import { test as fcTest } from '@fast-check/vitest';
-import { classifyResponse } from '@llmjson/contracts';
+import { classifyResponse, parseJsonResponse } from '@llmjson/contracts';
 import type { JsonSchema } from '@llmjson/core';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
@@ -116,6 +118,13 @@ describe('judgeRecord', () => {
         ...(schema === undefined ? {} : { schema }),
         ...(s.finishReason === undefined ? {} : { finishReason: s.finishReason }),
       }).status;
+      if (salvage === 'invalid' && schema !== undefined && s.mode === 'json') {
+        // The coerce scoring's shortcut (the document coerced directly) answers as the engine does.
+        const rules = s.coerce === 'string-to-number' ? ['string-to-number' as const] : true;
+        const engine = parseJsonResponse(answer, { schema, coerce: rules }).status === 'succeeded';
+        // The scoring coerces with the rules --coerce names, else all of them.
+        expect(coerce === 'coerced').toBe(engine);
+      }
       if (classified === 'invalid') expect(['invalid', 'not-json']).toContain(salvage);
       else if (classified === 'truncated' && salvage === 'not-json') expect(s.finishReason).not.toBe('length');
       else expect(salvage).toBe(classified);
