@@ -5,8 +5,8 @@
  * - the shards' `--out` lines, together, are the one run's `--out` lines (up to order), each
  *   exactly once, and each shard's lines are of its own positions only.
  * The record sets mix every status (valid, fenced, truncated, empty, prose, schema failures,
- * provider errors) over a few models, with lines that are not records among them (their
- * positions count, and each shard reports only its own). The command runs in-process through
+ * cut by the finish reason) over a few models, with lines that are not records among them (their
+ * positions count, and each shard reports only its own), split over two files at any point. The command runs in-process through
  * `main` with `--workers 0`, so a run costs milliseconds; the runs are a quarter of the usual
  * count, as each one is n + 1 runs of the command.
  */
@@ -71,14 +71,18 @@ describe('batch --shard k/n', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(item, { minLength: 0, maxLength: 60 }),
+        fc.nat(),
         fc.integer({ min: 1, max: 8 }),
         fc.boolean(),
-        async (items, n, coerce) => {
+        async (items, cut, n, coerce) => {
           const dir = mkdtempSync(join(tmpdir(), 'llmjson-shards-'));
           try {
             writeFileSync(join(dir, 'n.schema.json'), JSON.stringify(SCHEMA));
-            writeFileSync(join(dir, 'run.jsonl'), inputFile(items));
-            const common = ['batch', 'run.jsonl', '--schema', 'n.schema.json', '--workers', '0'];
+            // Two files: positions run on from the first into the second.
+            const at = cut % (items.length + 1);
+            writeFileSync(join(dir, 'a.jsonl'), inputFile(items.slice(0, at)));
+            writeFileSync(join(dir, 'b.jsonl'), inputFile(items.slice(at)));
+            const common = ['batch', 'a.jsonl', 'b.jsonl', '--schema', 'n.schema.json', '--workers', '0'];
             if (coerce) common.push('--coerce');
             const whole = await runCli([...common, '--out', 'all.jsonl', '--report', 'all.json'], { cwd: dir });
             expect(whole.code, whole.err).toBe(0);
