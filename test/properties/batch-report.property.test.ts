@@ -11,17 +11,23 @@
  * summary holds no raw control, bidi or line-breaking character but the newlines of its lines;
  * every markdown table row has its header's number of cells and no inline HTML; the HTML page
  * holds only the elements the page itself writes.
+ *
+ * A report file is input too: with any one value of a valid report replaced by any JSON value,
+ * `parseReport` either refuses it (a UsageError) or returns a report that merges, compares and
+ * renders in every format without an exception.
  */
 import { test as fcTest } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
 import {
   type BatchReport,
+  diffReports,
   markdownReport,
   mergeReports,
   parseReport,
   ReportBuilder,
   type ReportSettings,
+  renderReport,
   summaryText,
 } from '../../packages/cli/src/batch-report.js';
 import { htmlReport } from '../../packages/cli/src/batch-report-html.js';
@@ -31,6 +37,7 @@ import {
   type RecordResult,
   type RecordStatus,
 } from '../../packages/cli/src/batch-types.js';
+import { UsageError } from '../../packages/cli/src/exit-codes.js';
 import { numRuns } from '../support/chunking.js';
 
 const SETTINGS: ReportSettings = {
@@ -233,4 +240,66 @@ describe('batch report formats', () => {
       expect(PAGE_ELEMENTS.has(name as string), name).toBe(true);
     expect(html.match(/<script|<img/gi)).toBeNull();
   });
+});
+
+/** Every path to a value inside `value` (objects and arrays), the root included. */
+function paths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
+  const out = [at];
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) out.push(...paths(v, [...at, i]));
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...at, k]));
+  }
+  return out;
+}
+
+function replaced(value: unknown, at: readonly (string | number)[], by: unknown): unknown {
+  if (at.length === 0) return by;
+  const [head, ...rest] = at as [string | number, ...(string | number)[]];
+  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<string | number, unknown>;
+  copy[head] = replaced(copy[head], rest, by);
+  return copy;
+}
+
+describe('batch report files', () => {
+  const sample = (() => {
+    const builder = new ReportBuilder({ ...SETTINGS, shard: { index: 2, count: 3 } });
+    builder.add({
+      index: 1,
+      id: 'a',
+      model: 'm',
+      status: 'invalid',
+      scores: { strict: 'not-json', salvage: 'invalid', coerce: 'coerced' },
+      values: 0,
+      diagnostics: 1,
+      keyword: 'type',
+      path: '/x/0',
+      message: 'must be string',
+      excerpt: '{"x": [1]}',
+    });
+    builder.addProblem({ index: 4, file: 'a.jsonl', line: 5, message: 'not JSON' });
+    return JSON.parse(JSON.stringify(builder.report())) as unknown;
+  })();
+  const all = paths(sample);
+
+  // Every place in the report, each time with another value.
+  fcTest.prop([fc.jsonValue({ maxDepth: 2 })], { numRuns: Math.ceil(numRuns / 4) })(
+    'a report with any value replaced is refused as a usage error, or works everywhere',
+    (value) => {
+      for (const at of all) {
+        const text = JSON.stringify(replaced(sample, at, value));
+        let report: BatchReport;
+        try {
+          report = parseReport(text, 'r.json');
+        } catch (error) {
+          expect(error, JSON.stringify(at)).toBeInstanceOf(UsageError);
+          continue;
+        }
+        mergeReports([report]);
+        diffReports(report, report);
+        summaryText(report);
+        for (const format of ['json', 'markdown', 'html'] as const) renderReport(report, format);
+      }
+    },
+  );
 });

@@ -698,6 +698,13 @@ function checkSummary(name: string, where: string, value: unknown): void {
   if (!isObject(value.scores)) fail(name, `${where}.scores is missing`);
   for (const scoring of SCORINGS)
     checkCounts(name, `${where}.scores.${scoring}`, value.scores[scoring], RECORD_STATUSES);
+  checkCounts(name, `${where}.usable`, value.usable, SCORINGS);
+  if (!isObject(value.usablePercent)) fail(name, `${where}.usablePercent is missing`);
+  for (const scoring of SCORINGS) {
+    const p = value.usablePercent[scoring];
+    if (typeof p !== 'number' || !(p >= 0 && p <= 100))
+      fail(name, `${where}.usablePercent.${scoring} is not a percentage`);
+  }
   checkCounts(name, `${where}.jsonschemabench`, value.jsonschemabench, JSON_SCHEMA_BENCH_CODES);
   checkKeyCounts(name, `${where}.keywords`, value.keywords);
   checkKeyCounts(name, `${where}.paths`, value.paths);
@@ -739,6 +746,18 @@ export function parseReport(text: string, name: string): BatchReport {
     fail(name, 'settings.inputs is not a list of names');
   }
   if (typeof settings.salvage !== 'boolean') fail(name, 'settings.salvage is not true or false');
+  if (
+    settings.coerce !== false &&
+    !(Array.isArray(settings.coerce) && settings.coerce.every((r) => typeof r === 'string'))
+  ) {
+    fail(name, 'settings.coerce is not false or a list of rules');
+  }
+  for (const field of ['mode', 'format', 'statuses'] as const) checkString(name, `settings.${field}`, settings[field]);
+  if (settings.schema !== undefined) checkString(name, 'settings.schema', settings.schema);
+  if (settings.fields !== undefined) {
+    if (!isObject(settings.fields)) fail(name, 'settings.fields is not an object');
+    for (const [field, path] of Object.entries(settings.fields)) checkString(name, `settings.fields.${field}`, path);
+  }
   const checkShard = (where: string, shard: unknown, indexes: unknown[]) => {
     if (!isObject(shard)) fail(name, `${where} is not an object`);
     const n = checkCount(name, `${where}.count`, shard.count);

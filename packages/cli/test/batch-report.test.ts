@@ -356,6 +356,9 @@ describe('parseReport', () => {
     report.models[0].statuses.valid = -1;
     expect(message(JSON.stringify(report))).toContain('models[0].statuses.valid is not a count');
     report.models[0].statuses.valid = 1;
+    report.settings.coerce = 'all';
+    expect(message(JSON.stringify(report))).toContain('settings.coerce is not false or a list of rules');
+    report.settings.coerce = false;
     report.totals.examples[0].status = 'fine';
     expect(message(JSON.stringify(report))).toContain('totals.examples[0].status is unknown');
   });
