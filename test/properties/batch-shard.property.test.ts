@@ -9,6 +9,9 @@
  * positions count, and each shard reports only its own), split over two files at any point. The command runs in-process through
  * `main` with `--workers 0`, so a run costs milliseconds; the runs are a quarter of the usual
  * count, as each one is n + 1 runs of the command.
+ *
+ * And `--resume` from an `--out` cut at any byte (inside a line, at a line's end, empty, whole)
+ * gives the uninterrupted `--out`, byte for byte, and the same report, in a shard too.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -103,6 +106,39 @@ describe('batch --shard k/n', () => {
             const one = parseReport(readFileSync(join(dir, 'all.json'), 'utf8'), 'all.json');
             expect(mergeReports(shardReports)).toEqual(one);
             expect([...shardLines].sort()).toEqual([...outLines(join(dir, 'all.jsonl'))].sort());
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      ),
+      { numRuns: Math.ceil(numRuns / 4) },
+    );
+  }, 120_000);
+});
+
+describe('batch --resume', () => {
+  test('an --out cut at any byte, resumed: the uninterrupted --out byte for byte and the same report', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(item, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        async (items, n, where) => {
+          const dir = mkdtempSync(join(tmpdir(), 'llmjson-resume-'));
+          try {
+            writeFileSync(join(dir, 'n.schema.json'), JSON.stringify(SCHEMA));
+            writeFileSync(join(dir, 'run.jsonl'), inputFile(items));
+            const common = ['batch', 'run.jsonl', '--schema', 'n.schema.json', '--shard', `1/${n}`, '--workers', '0'];
+            const whole = await runCli([...common, '--out', 'all.jsonl', '--report', 'all.json'], { cwd: dir });
+            expect(whole.code, whole.err).toBe(0);
+            const full = readFileSync(join(dir, 'all.jsonl'));
+            writeFileSync(join(dir, 'part.jsonl'), full.subarray(0, Math.floor(where * full.length)));
+            const resumed = await runCli([...common, '--out', 'part.jsonl', '--report', 'part.json', '--resume'], {
+              cwd: dir,
+            });
+            expect(resumed.code, resumed.err).toBe(0);
+            expect(readFileSync(join(dir, 'part.jsonl')).equals(full)).toBe(true);
+            expect(readFileSync(join(dir, 'part.json'), 'utf8')).toBe(readFileSync(join(dir, 'all.json'), 'utf8'));
           } finally {
             rmSync(dir, { recursive: true, force: true });
           }
