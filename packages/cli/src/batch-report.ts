@@ -980,7 +980,8 @@ export function summaryText(report: BatchReport): string {
     );
   }
   if (report.totals.keywords.length > 0) lines.push(`failing keywords: ${topKeys(report.totals.keywords, 5)}`);
-  if (report.totals.paths.length > 0) lines.push(`failing paths: ${topKeys(report.totals.paths, 5)}`);
+  if (report.totals.paths.length > 0)
+    lines.push(`failing paths (array indices as *): ${topKeys(report.totals.paths, 5)}`);
   return lines.join('\n');
 }
 
@@ -1083,7 +1084,7 @@ export function markdownReport(report: BatchReport): string {
       ]),
     ),
   );
-  const keys = (title: string, list: readonly KeyCount[], other: number, note: string) => {
+  const keys = (title: string, column: string, list: readonly KeyCount[], other: number) => {
     out.push('', `## ${title}`, '');
     if (list.length === 0) {
       out.push('None.');
@@ -1091,15 +1092,15 @@ export function markdownReport(report: BatchReport): string {
     }
     out.push(
       markdownTable(
-        [title.includes('keyword') ? 'keyword' : 'path', 'failures'],
+        [column, 'failures'],
         list.slice(0, 10).map((k) => [k.key === '' ? WHOLE_VALUE : md(k.key), String(k.count)]),
       ),
     );
     const rest = list.slice(10).reduce((sum, k) => sum + k.count, 0) + other;
-    if (rest > 0) out.push('', `And ${rest} more failures elsewhere${note}.`);
+    if (rest > 0) out.push('', `And ${rest} more failures elsewhere.`);
   };
-  keys('Failing keywords', report.totals.keywords, report.totals.otherKeywords, '');
-  keys('Failing paths', report.totals.paths, report.totals.otherPaths, ' (array indices are written `*`)');
+  keys('Failing keywords', 'keyword', report.totals.keywords, report.totals.otherKeywords);
+  keys('Failing paths', 'path (array indices as \\*)', report.totals.paths, report.totals.otherPaths);
   out.push('', '## Example failures', '', `The first ${MAX_EXAMPLES} failures of each model, by position in the run.`);
   const mdKey = (text: string, which: 'keywords' | 'paths') =>
     which === 'paths' && text === '' ? WHOLE_VALUE : md(text);
