@@ -7,7 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 import { ContractConfigurationError } from '@llmjson/contracts';
-import { ConfigurationError, ProviderFormat } from '@llmjson/core';
+import { COERCION_RULES, ConfigurationError, ProviderFormat } from '@llmjson/core';
 import { quoteInput } from '@llmjson/core/internal';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { BatchFlags } from './batch-command.js';
@@ -406,7 +406,10 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
         '--schema-field <path>',
         "where a record's own schema is: an object, a JSON text of one, or a name resolved through --schema-root (instead of --schema)",
       )
-      .option('--coerce [rules]', `the run's status by the salvage + coerce scoring; ${COERCE_HELP}`)
+      .option(
+        '--coerce [rules]',
+        `the run's status by the salvage + coerce scoring (the report shows every scoring anyway): repair what the schema makes unambiguous in a value it rejects ("5" for a number, "Red" for the enum value "red"). No value: every rule; or a comma-separated list of ${COERCION_RULES.join(', ')}. Needs --schema, --schema-ref or --schema-field`,
+      )
       .addOption(
         new Option(
           '--statuses <vocabulary>',
@@ -440,7 +443,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
       'after',
       `\nExamples:
   llmjson batch batch_output.jsonl --schema answer.schema.json --report report.html --report report.json
-  llmjson batch samples.jsonl --format lm-eval --schema-field doc.schema --statuses jsonschemabench --out results.jsonl
+  llmjson batch samples.jsonl --format lm-eval --schema-field doc.json_schema --statuses jsonschemabench --out results.jsonl
   llmjson batch runs/*.jsonl --mode jsonl --schema-ref llmjson.kg.definition_relationship.v1 --shard auto --out results.jsonl --report shard.json
   llmjson batch runs/*.jsonl --schema answer.schema.json --out results.jsonl --resume
 
