@@ -196,15 +196,12 @@ function cut(text: string, max: number): string {
   return `${text.slice(0, end)}…`;
 }
 
+/** A segment of a JSON Pointer that is an array index (`/0`, `/17`, not `/07`). */
+const INDEX_SEGMENT = /\/(?:0|[1-9][0-9]*)(?=\/|$)/g;
+
 /** A JSON Pointer with array indices written `*`, so a map of paths stays bounded by the schema's shape. */
 export function normalisedPath(path: string): string {
-  return cut(
-    path
-      .split('/')
-      .map((segment) => (/^(0|[1-9][0-9]*)$/.test(segment) ? '*' : segment))
-      .join('/'),
-    MAX_NAME_LENGTH,
-  );
+  return cut(path.replace(INDEX_SEGMENT, '/*'), MAX_NAME_LENGTH);
 }
 
 // --- the fold -------------------------------------------------------------------------------------
@@ -267,12 +264,6 @@ const addCount = (into: Count, from: Count) => {
   into.n += from.n;
 };
 
-function zeroes<K extends string>(keys: readonly K[]): Record<K, number> {
-  const counts = {} as Record<K, number>;
-  for (const key of keys) counts[key] = 0;
-  return counts;
-}
-
 /** Examples ordered by position (then id, status: a total order, so ties never depend on arrival). */
 function compareExamples(a: { index: number; id?: string; status?: string }, b: typeof a): number {
   return a.index - b.index || compareText(a.id ?? '', b.id ?? '') || compareText(a.status ?? '', b.status ?? '');
@@ -292,13 +283,10 @@ class Accumulator {
   records = 0;
   values = 0;
   diagnostics = 0;
-  readonly statuses = zeroes(RECORD_STATUSES);
-  readonly scores = {
-    strict: zeroes(RECORD_STATUSES),
-    salvage: zeroes(RECORD_STATUSES),
-    coerce: zeroes(RECORD_STATUSES),
-  };
-  readonly bench = zeroes(JSON_SCHEMA_BENCH_CODES);
+  /** Counts by status index (RECORD_STATUSES), then by scoring and status, then by code: typed arrays, as `add` runs per record. */
+  readonly statuses = new Float64Array(STATUS_COUNT);
+  readonly scores = new Float64Array(SCORINGS.length * STATUS_COUNT);
+  readonly bench = new Float64Array(JSON_SCHEMA_BENCH_CODES.length);
   readonly keywords = new CappedMap<Count>(MAX_KEYS, newCount, addCount);
   readonly paths = new CappedMap<Count>(MAX_KEYS, newCount, addCount);
   readonly examples: FailureExample[] = [];
@@ -307,13 +295,16 @@ class Accumulator {
     this.records++;
     this.values += result.values;
     this.diagnostics += result.diagnostics;
-    this.statuses[result.status]++;
-    for (const scoring of SCORINGS) this.scores[scoring][result.scores[scoring]]++;
-    this.bench[result.bench]++;
-    if (!USABLE_STATUSES.includes(result.status)) {
-      if (result.example.keyword !== undefined) this.keywords.slot(result.example.keyword).n++;
-      if (result.example.path !== undefined) this.paths.slot(normalisedPath(result.example.path)).n++;
-      keepSmallest(this.examples, result.example, MAX_EXAMPLES, compareExamples);
+    (this.statuses[result.status] as number)++;
+    (this.scores[result.strict] as number)++;
+    (this.scores[STATUS_COUNT + result.salvage] as number)++;
+    (this.scores[2 * STATUS_COUNT + result.coerce] as number)++;
+    (this.bench[result.bench] as number)++;
+    const failure = result.failure;
+    if (failure !== undefined) {
+      if (failure.keyword !== undefined) this.keywords.slot(failure.keyword).n++;
+      if (result.path !== undefined) this.paths.slot(result.path).n++;
+      keepSmallest(this.examples, failure, MAX_EXAMPLES, compareExamples);
     }
   }
 
@@ -322,11 +313,14 @@ class Accumulator {
     this.records += summary.records;
     this.values += summary.values;
     this.diagnostics += summary.diagnostics;
-    for (const status of RECORD_STATUSES) {
-      this.statuses[status] += summary.statuses[status];
-      for (const scoring of SCORINGS) this.scores[scoring][status] += summary.scores[scoring][status];
+    for (const [i, status] of RECORD_STATUSES.entries()) {
+      (this.statuses[i] as number) += summary.statuses[status];
+      for (const [j, scoring] of SCORINGS.entries()) {
+        (this.scores[j * STATUS_COUNT + i] as number) += summary.scores[scoring][status];
+      }
     }
-    for (const code of JSON_SCHEMA_BENCH_CODES) this.bench[code] += summary.jsonschemabench[code];
+    for (const [i, code] of JSON_SCHEMA_BENCH_CODES.entries())
+      (this.bench[i] as number) += summary.jsonschemabench[code];
     const addKeys = (map: CappedMap<Count>, list: readonly KeyCount[], other: number) => {
       for (const { key, count } of list) map.slot(key).n += count;
       if (other > 0) {
@@ -344,10 +338,17 @@ class Accumulator {
   }
 
   summary(): ReportSummary {
+    const counted = <K extends string>(keys: readonly K[], counts: Float64Array, from = 0): Record<K, number> => {
+      const out = {} as Record<K, number>;
+      for (const [i, key] of keys.entries()) out[key] = counts[from + i] as number;
+      return out;
+    };
+    const scores = {} as Record<Scoring, Record<RecordStatus, number>>;
     const usable = {} as Record<Scoring, number>;
     const usablePercent = {} as Record<Scoring, number>;
-    for (const scoring of SCORINGS) {
-      const counts = this.scores[scoring];
+    for (const [j, scoring] of SCORINGS.entries()) {
+      const counts = counted(RECORD_STATUSES, this.scores, j * STATUS_COUNT);
+      scores[scoring] = counts;
       usable[scoring] = counts.valid + counts.salvaged + counts.coerced;
       usablePercent[scoring] = this.records === 0 ? 0 : Math.round((10000 * usable[scoring]) / this.records) / 100;
     }
@@ -360,15 +361,11 @@ class Accumulator {
       records: this.records,
       values: this.values,
       diagnostics: this.diagnostics,
-      statuses: { ...this.statuses },
-      scores: {
-        strict: { ...this.scores.strict },
-        salvage: { ...this.scores.salvage },
-        coerce: { ...this.scores.coerce },
-      },
+      statuses: counted(RECORD_STATUSES, this.statuses),
+      scores,
       usable,
       usablePercent,
-      jsonschemabench: { ...this.bench },
+      jsonschemabench: counted(JSON_SCHEMA_BENCH_CODES, this.bench),
       keywords: sorted(this.keywords),
       otherKeywords: this.keywords.other?.n ?? 0,
       paths: sorted(this.paths),
@@ -381,16 +378,26 @@ class Accumulator {
 /** A result as the fold uses it: checked, cut to the bounds, its example and code made once. */
 interface CheckedResult {
   readonly model: string;
-  readonly status: RecordStatus;
-  readonly scores: Readonly<Record<Scoring, RecordStatus>>;
+  /** Indexes in RECORD_STATUSES: the run's status and each scoring's. */
+  readonly status: number;
+  readonly strict: number;
+  readonly salvage: number;
+  readonly coerce: number;
   readonly values: number;
   readonly diagnostics: number;
-  readonly bench: JsonSchemaBenchCode;
-  readonly example: FailureExample;
+  /** Index in JSON_SCHEMA_BENCH_CODES. */
+  readonly bench: number;
+  /** A record that is not usable: its example (made only for those: most records are usable). */
+  readonly failure: FailureExample | undefined;
+  /** The failure's path, normalised (`normalisedPath`). */
+  readonly path: string | undefined;
 }
 
+const USABLE_SET: ReadonlySet<string> = new Set(USABLE_STATUSES);
+const STATUS_COUNT = RECORD_STATUSES.length;
+const STATUS_INDEX: ReadonlyMap<string, number> = new Map(RECORD_STATUSES.map((s, i) => [s, i]));
+const BENCH_INDEX: ReadonlyMap<string, number> = new Map(JSON_SCHEMA_BENCH_CODES.map((c, i) => [c, i]));
 const STATUS_SET: ReadonlySet<string> = new Set(RECORD_STATUSES);
-const BENCH_SET: ReadonlySet<string> = new Set(JSON_SCHEMA_BENCH_CODES);
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
@@ -398,41 +405,48 @@ function count(value: unknown): number {
 
 function checkResult(result: RecordResult): CheckedResult {
   const status = result.status;
-  if (!STATUS_SET.has(status)) {
+  const statusIndex = STATUS_INDEX.get(status);
+  if (statusIndex === undefined) {
     throw new UsageError(
       `result ${JSON.stringify(quoteInput(String(result.id)))}: unknown status ${JSON.stringify(quoteInput(String(status)))}; the statuses are ${RECORD_STATUSES.join(', ')}`,
     );
   }
-  const scores = {} as Record<Scoring, RecordStatus>;
-  for (const scoring of SCORINGS) {
-    const score = result.scores?.[scoring];
-    // A result without its scores (an older line) counts its status under each.
-    scores[scoring] = typeof score === 'string' && STATUS_SET.has(score) ? score : status;
-  }
+  // A result without its scores (an older line) counts its status under each.
+  const score = (scoring: Scoring) => STATUS_INDEX.get(result.scores?.[scoring] as string) ?? statusIndex;
   const model = cut(String(result.model), MAX_NAME_LENGTH);
   const keyword = typeof result.keyword === 'string' ? cut(result.keyword, MAX_NAME_LENGTH) : undefined;
-  const example: FailureExample = {
-    index: count(result.index),
-    id: cut(String(result.id), MAX_NAME_LENGTH),
-    model,
-    status,
-    ...(keyword === undefined ? {} : { keyword }),
-    ...(typeof result.path === 'string' ? { path: cut(result.path, MAX_NAME_LENGTH) } : {}),
-    ...(typeof result.message === 'string' ? { message: cut(result.message, MAX_TEXT_LENGTH) } : {}),
-    ...(typeof result.excerpt === 'string' ? { excerpt: cut(result.excerpt, MAX_TEXT_LENGTH) } : {}),
-  };
+  let failure: FailureExample | undefined;
+  let path: string | undefined;
+  if (!USABLE_SET.has(status)) {
+    const example: { -readonly [K in keyof FailureExample]: FailureExample[K] } = {
+      index: count(result.index),
+      id: cut(String(result.id), MAX_NAME_LENGTH),
+      model,
+      status,
+    };
+    if (keyword !== undefined) example.keyword = keyword;
+    if (typeof result.path === 'string') {
+      example.path = cut(result.path, MAX_NAME_LENGTH);
+      path = normalisedPath(result.path);
+    }
+    if (typeof result.message === 'string') example.message = cut(result.message, MAX_TEXT_LENGTH);
+    if (typeof result.excerpt === 'string') example.excerpt = cut(result.excerpt, MAX_TEXT_LENGTH);
+    failure = example;
+  }
   const given = result.jsonschemabench;
   return {
     model,
-    status,
-    scores,
+    status: statusIndex,
+    strict: score('strict'),
+    salvage: score('salvage'),
+    coerce: score('coerce'),
     values: count(result.values),
     diagnostics: count(result.diagnostics),
     bench:
-      given !== undefined && BENCH_SET.has(given)
-        ? given
-        : jsonSchemaBenchCode(keyword === undefined ? { status } : { status, keyword }),
-    example,
+      (given === undefined ? undefined : BENCH_INDEX.get(given)) ??
+      (BENCH_INDEX.get(jsonSchemaBenchCode(keyword === undefined ? { status } : { status, keyword })) as number),
+    failure,
+    path,
   };
 }
 
