@@ -938,7 +938,7 @@ export function reportRows(
     ...report.models.map((m) => ({ name: m.model, summary: m as ReportSummary, total: false })),
     ...(report.otherModels === undefined
       ? []
-      : [{ name: `(${MAX_MODELS}+ more models)`, summary: report.otherModels, total: false }]),
+      : [{ name: `(the models past the first ${MAX_MODELS})`, summary: report.otherModels, total: false }]),
     { name: 'all', summary: report.totals, total: true },
   ];
 }
