@@ -12,7 +12,6 @@ import { describe, expect, test } from 'vitest';
 import { type JudgeOptions, jsonSchemaBenchCode, judgeRecord } from '../src/batch-judge.js';
 import { RecordSchemas } from '../src/batch-schemas.js';
 import type { BatchRecord, RecordResult, RecordStatus } from '../src/batch-types.js';
-import { judgeBatch } from '../src/batch-worker.js';
 
 const N = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } as const;
 const LIST = { type: 'array', items: N } as const;
@@ -333,18 +332,5 @@ describe('record schemas', () => {
       expect(many.size).toBeLessThanOrEqual(10);
     }
     expect(many.compilations).toBe(200);
-  });
-
-  test('the worker judges a batch with one cache for the thread', () => {
-    const options: JudgeOptions = { mode: 'json', salvage: true, schemaField: 'schema' };
-    const results = judgeBatch(
-      [0, 1, 2].map((i) => record(`{"n": ${i}}`, { index: i, schema: N })),
-      options,
-    );
-    expect(results.map((r) => [r.index, r.status])).toEqual([
-      [0, 'valid'],
-      [1, 'valid'],
-      [2, 'valid'],
-    ]);
   });
 });
