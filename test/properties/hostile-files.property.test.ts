@@ -14,15 +14,16 @@
  * - An output (`--output-file`, `--out`, `--report`, `-o`) that is a directory or a socket is
  *   exit 2 with one line; `/dev/null`, `/dev/zero` and a symlink to nothing are written as a
  *   shell's `>` writes them (the same exit code as a new file). A FIFO waits for its reader, as
- *   `>` does, so it is not generated there; nor is `/dev/null` for `--report`, whose markdown
- *   twin would be `/dev/null.md`.
+ *   `>` does, so it is not generated there. `--report` picks its format by the extension, so
+ *   there the special file is reached through the name `report.json` (renamed to it, or a
+ *   symlink of that name to `/dev/null`, `/dev/zero` or the socket).
  *
  * The built command runs in a child process with a deadline, so a regression fails the property
  * rather than hanging the suite (a synchronous read of `/dev/zero` cannot be interrupted in-process).
  * Runs: a third of the hostile campaign's (each run starts a process).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,7 +91,7 @@ const CASES: readonly Case[] = [
 function generated(use: Use, kind: Kind): boolean {
   if (use === 'stream') return kind !== 'fifo' && kind !== 'dev-zero';
   if (use === 'output') return kind !== 'fifo';
-  if (use === 'report') return kind !== 'fifo' && kind !== 'dev-null' && kind !== 'dev-zero';
+  if (use === 'report') return kind !== 'fifo';
   return true;
 }
 
@@ -173,7 +174,13 @@ describe('special files as every file argument of every command', () => {
         const { dir, special } = workspace(kind);
         try {
           if (c.entry !== undefined) symlinkSync(special, join(dir, c.entry));
-          const argv = c.argv(special);
+          let target = special;
+          if (c.use === 'report') {
+            target = join(dir, 'report.json');
+            if (special === join(dir, 'special')) renameSync(special, target);
+            else symlinkSync(special, target);
+          }
+          const argv = c.argv(target);
           const label = `${argv.join(' ')} (${kind})`;
           const r = run(argv, dir);
           expect(r.signal, `${label}: still running after ${DEADLINE_MS} ms`).toBe(null);
@@ -202,9 +209,12 @@ describe('special files as every file argument of every command', () => {
               else usage();
               break;
             case 'output':
-            case 'report':
               if (kind === 'directory' || kind === 'socket') usage();
               else asRegular('fresh-output');
+              break;
+            case 'report':
+              if (kind === 'directory' || kind === 'socket') usage();
+              else asRegular('fresh-output.json');
               break;
           }
         } finally {
