@@ -10,7 +10,6 @@
  * Without Chromium the test fails in CI with what to install; elsewhere it is skipped with the
  * same message, as test/e2e/live-ui.test.ts does.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,27 +19,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type BatchReport, ReportBuilder } from '../../packages/cli/src/batch-report.js';
 import { htmlReport } from '../../packages/cli/src/batch-report-html.js';
 import { RECORD_STATUSES, type RecordStatus, SCORINGS, type Scoring } from '../../packages/cli/src/batch-types.js';
+import { CHROMIUM_MISSING, findChromium } from '../support/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The width of a bar in the page's SVG (batch-report-html.ts). */
 const BAR_WIDTH = 510;
 
-function findChromium(): string | undefined {
-  for (const name of [process.env.CHROMIUM_PATH, 'chromium', 'chromium-browser']) {
-    if (name === undefined || name === '') continue;
-    try {
-      return execFileSync('sh', ['-c', `command -v "${name}"`], { encoding: 'utf8' }).trim() || undefined;
-    } catch {
-      // not on PATH
-    }
-  }
-  return undefined;
-}
-
 const executablePath = findChromium();
-const MISSING =
-  "no Chromium found: install Debian's chromium package (apt-get install -y chromium) or set CHROMIUM_PATH; .ci/run installs it when it is missing";
-if (executablePath === undefined && !process.env.CI) console.warn(`batch-report browser test skipped: ${MISSING}`);
+if (executablePath === undefined && !process.env.CI)
+  console.warn(`batch-report browser test skipped: ${CHROMIUM_MISSING}`);
 
 /** What each model of the run does, per 1000 records: [status under salvage, under strict, under coerce, weight]. */
 const PROFILES: Record<string, [RecordStatus, RecordStatus, RecordStatus, number][]> = {
@@ -164,7 +151,7 @@ describe.skipIf(executablePath === undefined && !process.env.CI)('batch report H
   const hostileFile = join(dir, 'hostile.html');
 
   beforeAll(async () => {
-    if (executablePath === undefined) throw new Error(MISSING);
+    if (executablePath === undefined) throw new Error(CHROMIUM_MISSING);
     writeFileSync(file, htmlReport(report));
     writeFileSync(hostileFile, htmlReport(fixtureReport({ ...PROFILES, ...HOSTILE })));
     browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });

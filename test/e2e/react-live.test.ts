@@ -25,33 +25,20 @@
  * Without Chromium the test fails in CI with what to install; elsewhere it is skipped with the
  * same message (a user's machine may have no browser).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { answerDocument, chunkSize, ITEM_COUNT, recordedAnswer } from '../../examples/react-live/src/answer.js';
+import { CHROMIUM_MISSING, findChromium } from '../support/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../examples/react-live/', import.meta.url));
 
-function findChromium(): string | undefined {
-  for (const name of [process.env.CHROMIUM_PATH, 'chromium', 'chromium-browser']) {
-    if (name === undefined || name === '') continue;
-    try {
-      return execFileSync('sh', ['-c', `command -v "${name}"`], { encoding: 'utf8' }).trim() || undefined;
-    } catch {
-      // not on PATH
-    }
-  }
-  return undefined;
-}
-
 const executablePath = findChromium();
-const MISSING =
-  "no Chromium found: install Debian's chromium package (apt-get install -y chromium) or set CHROMIUM_PATH; .ci/run installs it when it is missing";
-if (executablePath === undefined && !process.env.CI) console.warn(`React live browser test skipped: ${MISSING}`);
+if (executablePath === undefined && !process.env.CI)
+  console.warn(`React live browser test skipped: ${CHROMIUM_MISSING}`);
 
 /** What a card shows, field by field, as the page's DOM holds it. */
 interface Card {
@@ -115,7 +102,7 @@ describe.skipIf(executablePath === undefined && !process.env.CI)('React live exa
   let url = '';
 
   beforeAll(async () => {
-    if (executablePath === undefined) throw new Error(MISSING);
+    if (executablePath === undefined) throw new Error(CHROMIUM_MISSING);
     server = await createServer({
       root: EXAMPLE,
       configFile: `${EXAMPLE}vite.config.ts`,

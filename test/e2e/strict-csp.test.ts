@@ -9,7 +9,6 @@
  * Without Chromium the test fails in CI with what to install; elsewhere it is skipped with the
  * same message, as test/e2e/live-ui.test.ts does.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,28 +18,16 @@ import { compileStandaloneModule } from '@llmjson/core/ajv';
 import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CHROMIUM_MISSING, findChromium } from '../support/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TMP = fileURLToPath(new URL(`./.tmp-strict-csp-${process.pid}/`, import.meta.url));
 const SCHEMA_FILE = join(ROOT, 'fixtures/schemas/calendar-action.schema.json');
 const CSP = "script-src 'self'";
 
-function findChromium(): string | undefined {
-  for (const name of [process.env.CHROMIUM_PATH, 'chromium', 'chromium-browser']) {
-    if (name === undefined || name === '') continue;
-    try {
-      return execFileSync('sh', ['-c', `command -v "${name}"`], { encoding: 'utf8' }).trim() || undefined;
-    } catch {
-      // not on PATH
-    }
-  }
-  return undefined;
-}
-
 const executablePath = findChromium();
-const MISSING =
-  "no Chromium found: install Debian's chromium package (apt-get install -y chromium) or set CHROMIUM_PATH; .ci/run installs it when it is missing";
-if (executablePath === undefined && !process.env.CI) console.warn(`strict-CSP browser test skipped: ${MISSING}`);
+if (executablePath === undefined && !process.env.CI)
+  console.warn(`strict-CSP browser test skipped: ${CHROMIUM_MISSING}`);
 
 const ANSWER = [
   '{"action":"create","title":"Lunch with Ada","date":"2024-02-29"}',
@@ -93,7 +80,7 @@ describe.skipIf(executablePath === undefined && !process.env.CI)('strict CSP in 
   let origin = '';
 
   beforeAll(async () => {
-    if (executablePath === undefined) throw new Error(MISSING);
+    if (executablePath === undefined) throw new Error(CHROMIUM_MISSING);
     mkdirSync(TMP, { recursive: true });
     writeFileSync(
       join(TMP, 'calendar-action.js'),

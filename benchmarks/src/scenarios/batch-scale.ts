@@ -16,11 +16,12 @@
  * second, with two workers ≥ 1.6×, peak RSS ≤ 300 MB.
  */
 
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Measured, median, requireGnuTime, timeChild } from '../child-time.js';
 import { formatSize } from '../report.js';
 import type { Case, Scenario, Table, TargetResult } from '../scenario.js';
 
@@ -30,7 +31,6 @@ const DISTINCT_SCHEMAS = 100;
 const RSS_TARGET_MB = 300;
 const ONE_WORKER_TARGET = 0.8;
 const TWO_WORKERS_TARGET = 1.6;
-const TIME = '/usr/bin/time';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const cli = join(root, 'packages', 'cli', 'dist', 'main.js');
@@ -130,34 +130,6 @@ function prepare(count: number): Files {
   return { input, script, report: join(dir, 'report.json') };
 }
 
-interface Measured {
-  readonly seconds: number;
-  readonly rssMb: number;
-}
-
-/** Runs `args` under GNU time, stdout to /dev/null. */
-function measure(args: readonly string[]): Measured {
-  const devnull = openSync('/dev/null', 'w');
-  try {
-    const result = spawnSync(TIME, ['-f', 'TIME %e %M', ...args], {
-      stdio: ['ignore', devnull, 'pipe'],
-      maxBuffer: 1 << 30,
-    });
-    const stderr = result.stderr.toString();
-    const match = /TIME ([\d.]+) (\d+)\s*$/.exec(stderr);
-    if (match === null) throw new Error(`no timing from ${args.join(' ')}: ${stderr.slice(-600)}`);
-    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${stderr.slice(-600)}`);
-    return { seconds: Number(match[1]), rssMb: Number(match[2]) / 1024 };
-  } finally {
-    closeSync(devnull);
-  }
-}
-
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-};
-
 const SCRIPT_NAME = 'readline + JSON.parse + ajv script';
 
 export const batchScale: Scenario = {
@@ -172,7 +144,7 @@ export const batchScale: Scenario = {
     return [];
   },
   async run(context) {
-    execFileSync(TIME, ['-f', '%e', 'true'], { stdio: 'ignore' });
+    requireGnuTime();
     const count = context.quick ? QUICK_RECORDS : FULL_RECORDS;
     context.log(`batch-scale: preparing ${count} records`);
     const files = prepare(count);
@@ -209,7 +181,7 @@ export const batchScale: Scenario = {
     for (let r = 0; r < rounds; r++) {
       for (const entrant of entrants) {
         context.log(`batch-scale: round ${r + 1}, ${entrant.name}`);
-        results.get(entrant.name)?.push(measure(entrant.args));
+        results.get(entrant.name)?.push(timeChild(entrant.args));
       }
     }
     const script = median((results.get(SCRIPT_NAME) ?? []).map((m) => m.seconds));

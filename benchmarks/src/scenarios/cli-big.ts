@@ -8,11 +8,11 @@
  * runs `rounds` times, interleaved, and the figures are medians.
  */
 
-import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Measured, median, requireGnuTime, timeChild } from '../child-time.js';
 import { jsonlAnswer, triadObjects, triadSchema } from '../inputs.js';
 import { formatSize } from '../report.js';
 import type { Case, Scenario, Table, TargetResult } from '../scenario.js';
@@ -20,7 +20,6 @@ import type { Case, Scenario, Table, TargetResult } from '../scenario.js';
 const FULL_SIZE = 100_000_000;
 const QUICK_SIZE = 10_000_000;
 const RSS_TARGET_MB = 150;
-const TIME = '/usr/bin/time';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const cli = join(root, 'packages', 'cli', 'dist', 'main.js');
@@ -76,36 +75,6 @@ function prepare(size: number): Files {
   return { input, schema, script };
 }
 
-interface Measured {
-  readonly seconds: number;
-  readonly rssMb: number;
-}
-
-/** Runs `args` under GNU time with stdin from `input`, stdout to /dev/null. */
-function measure(args: readonly string[], input: string): Measured {
-  const stdin = openSync(input, 'r');
-  const devnull = openSync('/dev/null', 'w');
-  try {
-    const result = spawnSync(TIME, ['-f', 'TIME %e %M', ...args], {
-      stdio: [stdin, devnull, 'pipe'],
-      maxBuffer: 1 << 30,
-    });
-    const stderr = result.stderr.toString();
-    const match = /TIME ([\d.]+) (\d+)\s*$/.exec(stderr);
-    if (match === null) throw new Error(`no timing from ${args.join(' ')}: ${stderr.slice(-400)}`);
-    if (result.status !== 0 && result.status !== 4) throw new Error(`${args.join(' ')} exited ${result.status}`);
-    return { seconds: Number(match[1]), rssMb: Number(match[2]) / 1024 };
-  } finally {
-    closeSync(stdin);
-    closeSync(devnull);
-  }
-}
-
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-};
-
 export const cliBig: Scenario = {
   name: 'cli-big',
   title: 'The llmjson command on a big input',
@@ -117,7 +86,7 @@ export const cliBig: Scenario = {
     return [];
   },
   async run(context) {
-    execFileSync(TIME, ['-f', '%e', 'true'], { stdio: 'ignore' });
+    requireGnuTime();
     const size = context.quick ? QUICK_SIZE : FULL_SIZE;
     context.log(`cli-big: preparing ${formatSize(size)}`);
     const files = prepare(size);
@@ -137,7 +106,7 @@ export const cliBig: Scenario = {
     for (let r = 0; r < rounds; r++) {
       for (const entrant of entrants) {
         context.log(`cli-big: round ${r + 1}, ${entrant.name}`);
-        results.get(entrant.name)?.push(measure(entrant.args, files.input));
+        results.get(entrant.name)?.push(timeChild(entrant.args, files.input, [0, 4]));
       }
     }
     const script = median((results.get('readline + JSON.parse + ajv script') ?? []).map((m) => m.seconds));
