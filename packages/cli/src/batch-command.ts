@@ -85,6 +85,8 @@ export interface BatchFlags extends SchemaFlags {
 
 /** Records per task sent to a worker: large enough that the message costs little per record. */
 const BATCH_SIZE = 200;
+/** Records judged on the main thread (`--workers 0`) between two writes of their result lines. */
+const INLINE_BATCH_SIZE = 64;
 
 /**
  * Schema contents the main thread numbers for the workers (and characters of their texts, in
@@ -345,11 +347,17 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       });
     }
   };
-  const take = async (result: RecordResult) => {
-    builder.add(result);
-    judged++;
-    await write(`${JSON.stringify(result)}\n`);
-    if (bar !== undefined && judged % 100 === 0) {
+  // A batch's result lines go out in one write: a write per line costs a system call each when
+  // stdout is a file (Node writes files synchronously), more than judging a valid record.
+  const take = async (results: readonly RecordResult[]) => {
+    let text = '';
+    for (const result of results) {
+      builder.add(result);
+      text += `${JSON.stringify(result)}\n`;
+    }
+    judged += results.length;
+    if (text !== '') await write(text);
+    if (bar !== undefined) {
       const seconds = (performance.now() - started) / 1000;
       bar.update(bytes, { records: judged, rate: Math.round(judged / Math.max(seconds, 0.001)) });
     }
@@ -387,7 +395,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     const inFlight: Promise<RecordResult[]>[] = [];
     let batch: BatchRecord[] = [];
     const flushOne = async () => {
-      for (const result of await (inFlight.shift() as Promise<RecordResult[]>)) await take(result);
+      await take(await (inFlight.shift() as Promise<RecordResult[]>));
     };
     for await (const record of records) {
       if (stopped()) break;
@@ -397,7 +405,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
         continue;
       }
       batch.push(record);
-      if (batch.length === (workers === 0 ? 1 : BATCH_SIZE)) {
+      if (batch.length === (workers === 0 ? INLINE_BATCH_SIZE : BATCH_SIZE)) {
         inFlight.push(judge.judge(batch));
         batch = [];
         // Bounded: at most two batches per worker in flight, so reading never runs ahead.
