@@ -31,7 +31,7 @@
  * is escaped and cut (terminal-text.ts, batch-report.ts); the result lines keep them whole.
  */
 
-import { createWriteStream } from 'node:fs';
+import { closeSync, createWriteStream } from 'node:fs';
 import { availableParallelism, constants as osConstants } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -40,10 +40,11 @@ import type { ClassifyMode } from '@llmjson/contracts';
 import { elementSchemaAt, quoteInput } from '@llmjson/core/internal';
 import cliProgress from 'cli-progress';
 import { Piscina } from 'piscina';
+import { type BlockContext, BlockJudge, type BlockResult, type BlockTask } from './batch-block.js';
 import type { FieldPaths } from './batch-formats.js';
-import { type JudgeOptions, judgeRecord } from './batch-judge.js';
-import type { JudgeTask, JudgeTaskResult, PoolWorkerData, TaskRecord } from './batch-pool-worker.js';
-import { inputSize, readRecords, scanInputs } from './batch-records.js';
+import type { JudgeOptions } from './batch-judge.js';
+import { countLines, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
+import { inputSize, lineFormat, openRecordsFile, readTexts, scanInputs } from './batch-records.js';
 import {
   coerceSetting,
   ReportBuilder,
@@ -52,9 +53,8 @@ import {
   summaryText,
   writeReport,
 } from './batch-report.js';
-import { RecordSchemas } from './batch-schemas.js';
 import { inShard, type PositionSet, readResume, type Shard, shardFromFlag, WHOLE_RUN } from './batch-shard.js';
-import type { BatchFormat, BatchRecord, InputProblem, RecordResult } from './batch-types.js';
+import type { BatchFormat, BatchRecord } from './batch-types.js';
 import { coerceFromFlag } from './coerce-flag.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { parseFieldPath } from './field-path.js';
@@ -83,18 +83,8 @@ export interface BatchFlags extends SchemaFlags {
   readonly progress?: boolean;
 }
 
-/** Records per task sent to a worker: large enough that the message costs little per record. */
-const BATCH_SIZE = 200;
-/** Records judged on the main thread (`--workers 0`) between two writes of their result lines. */
-const INLINE_BATCH_SIZE = 64;
-
-/**
- * Schema contents the main thread numbers for the workers (and characters of their texts, in
- * all): past either, a record's schema travels with the record, as it would without sharing, so
- * a run of a million distinct schemas still runs in flat memory.
- */
-const MAX_SHARED_SCHEMAS = 2000;
-const MAX_SHARED_CHARACTERS = 16 * 1024 * 1024;
+/** `.txt` responses per task sent to a worker (JSONL inputs go in blocks of lines: batch-lines.ts). */
+const RECORDS_PER_TASK = 200;
 
 /** Exit code for a run stopped by a signal, as a shell reports one: 128 + its number. */
 function signalExitCode(signal: NodeJS.Signals): number {
@@ -106,79 +96,38 @@ function quoteName(text: string): string {
   return terminalText(quoteInput(text));
 }
 
-/** Judges batches of records, in order: on this thread (`--workers 0`) or in worker threads. */
+/** Judges blocks (batch-block.ts), in order: on this thread (`--workers 0`) or in worker threads. */
 interface Judge {
-  judge(records: BatchRecord[]): Promise<RecordResult[]>;
+  judge(task: BlockTask): Promise<BlockResult>;
   close(): Promise<void>;
 }
 
-function inlineJudge(options: JudgeOptions): Judge {
-  const schemas = new RecordSchemas({
-    ...(options.discriminator === undefined ? {} : { discriminator: options.discriminator }),
-    ...(options.schemaRoots === undefined ? {} : { schemaRoots: options.schemaRoots }),
-  });
+function inlineJudge(context: BlockContext): Judge {
+  const judge = new BlockJudge(context);
   return {
-    judge: async (records) => records.map((record) => judgeRecord(record, options, schemas)),
+    judge: async (task) => judge.judge(task),
     close: async () => {},
   };
 }
 
 /**
- * The worker threads (piscina), each sent each distinct schema about once (batch-pool-worker.ts
- * explains the exchange). The worker is loaded from the build (`dist/batch-pool-worker.js`, beside
- * this module once built; from the sources, the built copy), as a worker thread runs plain Node.
+ * The worker threads (piscina), each given the run's settings once (`workerData`). The worker is
+ * loaded from the build (`dist/batch-pool-worker.js`, beside this module once built; from the
+ * sources, the built copy), as a worker thread runs plain Node.
  */
-function poolJudge(size: number, options: JudgeOptions): Judge {
-  const data: PoolWorkerData = { judge: options };
-  const pool = new Piscina<JudgeTask, JudgeTaskResult>({
+function poolJudge(size: number, context: BlockContext): Judge {
+  const pool = new Piscina<BlockTask, BlockResult>({
     filename: fileURLToPath(new URL('../dist/batch-pool-worker.js', import.meta.url)),
     minThreads: size,
     maxThreads: size,
-    workerData: data,
+    // The next block waits in the worker's queue while it judges one: no round trip between blocks.
+    concurrentTasksPerWorker: 2,
+    workerData: context,
   });
-  const keys = new Map<string, number>();
-  const contents: unknown[] = [];
-  const sends: number[] = [];
-  let characters = 0;
-  const keyOf = (schema: unknown): number => {
-    const text = typeof schema === 'string' ? `s${schema}` : `j${JSON.stringify(schema)}`;
-    let key = keys.get(text);
-    if (key === undefined) {
-      if (keys.size >= MAX_SHARED_SCHEMAS || characters + text.length > MAX_SHARED_CHARACTERS) return -1;
-      key = contents.length;
-      keys.set(text, key);
-      contents.push(schema);
-      sends.push(0);
-      characters += text.length;
-    }
-    return key;
-  };
   return {
-    async judge(records) {
-      const taskRecords: TaskRecord[] = records.map((record) => {
-        if (record.schema === undefined) return { ...record, schemaKey: -1 };
-        const key = keyOf(record.schema);
-        if (key < 0) return { ...record, schemaKey: -1 };
-        const { schema: _schema, ...rest } = record;
-        return { ...rest, schemaKey: key };
-      });
-      // Sent with the first `size` tasks that use it: most likely once to each worker.
-      const wanted = new Set<number>();
-      for (const r of taskRecords)
-        if (r.schemaKey >= 0 && (sends[r.schemaKey] as number) < size) wanted.add(r.schemaKey);
-      for (let attempt = 0; ; attempt++) {
-        const schemas = [...wanted].map((key) => {
-          sends[key] = (sends[key] as number) + 1;
-          return [key, contents[key]] as const;
-        });
-        const answer = await pool.run({ records: taskRecords, schemas });
-        if ('results' in answer) return answer.results;
-        // A worker that was never sent these: the same task again, with them.
-        if (attempt > 3) throw new Error(`batch worker keeps missing schemas ${answer.missing.join(', ')}`);
-        wanted.clear();
-        for (const key of answer.missing) wanted.add(key);
-      }
-    },
+    // A block's bytes are moved to the worker, not copied.
+    judge: (task) =>
+      task.kind === 'lines' ? pool.run(task, { transferList: [task.bytes.buffer as ArrayBuffer] }) : pool.run(task),
     close: () => pool.destroy(),
   };
 }
@@ -347,72 +296,115 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       });
     }
   };
-  // A batch's result lines go out in one write: a write per line costs a system call each when
-  // stdout is a file (Node writes files synchronously), more than judging a valid record.
-  const take = async (results: readonly RecordResult[]) => {
-    let text = '';
-    for (const result of results) {
-      builder.add(result);
-      text += `${JSON.stringify(result)}\n`;
+  // A block's result lines come as one text and go out in one write: a write per line costs a
+  // system call each when stdout is a file (Node writes files synchronously).
+  const take = async (result: BlockResult) => {
+    builder.addReport(result.report);
+    for (const problem of result.problems) {
+      builder.addProblem(problem);
+      io.stderr.write(
+        `llmjson batch: ${quoteName(relative(io.cwd, problem.file))}:${problem.line}: skipped: ${quoteName(problem.message)}\n`,
+      );
     }
-    judged += results.length;
-    if (text !== '') await write(text);
+    judged += result.judged;
+    matchedResumed += result.resumed;
+    if (result.text !== '') await write(result.text);
     if (bar !== undefined) {
       const seconds = (performance.now() - started) / 1000;
       bar.update(bytes, { records: judged, rate: Math.round(judged / Math.max(seconds, 0.001)) });
     }
   };
-  const records = readRecords(
-    inputs,
-    {
-      ...(flags.format === undefined ? {} : { format: flags.format }),
-      paths,
-      // Which layout a file was detected as: a wrong guess (every text empty) is then plain to see.
-      onFormat: ({ file, format, detected }) => {
-        if (detected) {
-          io.stderr.write(
-            `llmjson batch: ${quoteName(relative(io.cwd, file))}: read as ${format} (detected from its first record; --format to choose)\n`,
-          );
-        }
-      },
-    },
-    (problem: InputProblem) => {
-      if (!inShard(shard, problem.index)) return;
-      builder.addProblem(problem);
+  const onBytes = (n: number) => {
+    bytes += n;
+  };
+  // Which layout a file was detected as: a wrong guess (every text empty) is then plain to see.
+  const toldFormat = (file: string, format: BatchFormat, detected: boolean) => {
+    if (detected) {
       io.stderr.write(
-        `llmjson batch: ${quoteName(relative(io.cwd, problem.file))}:${problem.line}: skipped: ${quoteName(problem.message)}\n`,
+        `llmjson batch: ${quoteName(relative(io.cwd, file))}: read as ${format} (detected from its first record; --format to choose)\n`,
       );
-    },
-    (n) => {
-      bytes += n;
-    },
-  );
+    }
+  };
 
-  const judge = workers === 0 ? inlineJudge(judgeOptions) : poolJudge(workers, judgeOptions);
+  const context: BlockContext = { judge: judgeOptions, report: settings, cwd: io.cwd, shard, paths };
+  const judge = workers === 0 ? inlineJudge(context) : poolJudge(workers, context);
   // From here on, the finally below removes them again.
   for (const signal of signals) process.on(signal, onSignal);
   try {
-    const inFlight: Promise<RecordResult[]>[] = [];
-    let batch: BatchRecord[] = [];
+    const inFlight: Promise<BlockResult>[] = [];
     const flushOne = async () => {
-      await take(await (inFlight.shift() as Promise<RecordResult[]>));
+      await take(await (inFlight.shift() as Promise<BlockResult>));
     };
-    for await (const record of records) {
-      if (stopped()) break;
-      if (!inShard(shard, record.index)) continue;
-      if (finished?.has(record.index) === true) {
-        matchedResumed++;
+    const send = async (task: BlockTask) => {
+      inFlight.push(judge.judge(task));
+      // Bounded: at most three blocks per worker in flight, so reading never runs ahead.
+      while (inFlight.length >= Math.max(1, workers * 3)) await flushOne();
+    };
+    let index = 0;
+    reading: for (const input of inputs) {
+      if (input.kind === 'texts') {
+        let records: BatchRecord[] = [];
+        for (const record of readTexts(input, index, onBytes)) {
+          if (stopped()) break reading;
+          index++;
+          if (!inShard(shard, record.index)) continue;
+          if (finished?.has(record.index) === true) {
+            matchedResumed++;
+            continue;
+          }
+          records.push(record);
+          if (records.length === RECORDS_PER_TASK) {
+            await send({ kind: 'records', records });
+            records = [];
+          }
+        }
+        if (records.length > 0) await send({ kind: 'records', records });
         continue;
       }
-      batch.push(record);
-      if (batch.length === (workers === 0 ? INLINE_BATCH_SIZE : BATCH_SIZE)) {
-        inFlight.push(judge.judge(batch));
-        batch = [];
-        // Bounded: at most two batches per worker in flight, so reading never runs ahead.
-        while (inFlight.length >= Math.max(1, workers * 2)) await flushOne();
+      const file = input.path;
+      let format = flags.format;
+      let told = false;
+      let line = 1;
+      const { fd } = openRecordsFile(input);
+      try {
+        for await (const { bytes, text } of readBlocks(fd, onBytes)) {
+          if (stopped()) break reading;
+          if (!told) {
+            // The file's first record tells its format (or, with --format, is where it is told).
+            forEachLine(text, (start, end) => {
+              if (told || isBlankLine(text, start, end)) return;
+              const found = lineFormat(text.slice(start, end));
+              if (found === undefined) return;
+              format ??= found;
+              told = true;
+              toldFormat(file, format, flags.format === undefined);
+            });
+          }
+          const count = countLines(text);
+          let done: number[] | undefined;
+          if (finished !== undefined) {
+            done = [];
+            for (let p = index; p < index + count.positions; p++) if (finished.has(p)) done.push(p);
+          }
+          await send({
+            kind: 'lines',
+            bytes,
+            // Judged here (--workers 0): the text decoded already.
+            ...(workers === 0 ? { text } : {}),
+            file,
+            format,
+            detected: flags.format === undefined,
+            index,
+            line,
+            ...(done === undefined || done.length === 0 ? {} : { finished: done }),
+          });
+          index += count.positions;
+          line += count.lines;
+        }
+      } finally {
+        closeSync(fd);
       }
     }
-    if (batch.length > 0 && !stopped()) inFlight.push(judge.judge(batch));
     while (inFlight.length > 0) await flushOne();
   } finally {
     for (const signal of signals) process.off(signal, onSignal);

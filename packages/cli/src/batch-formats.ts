@@ -45,7 +45,7 @@
 
 import { basename, dirname } from 'node:path';
 import type { BatchFormat, BatchRecord } from './batch-types.js';
-import { parseFieldPath, valueAt } from './field-path.js';
+import { parseFieldPath, rawValueAt, valueAt } from './field-path.js';
 
 /** The field paths of the flags, as given (a dotted path or a JSON Pointer each). */
 export interface FieldPaths {
@@ -100,6 +100,8 @@ export type Lifted = { readonly record: LiftedRecord } | { readonly problem: str
 export interface RecordSource {
   readonly file: string;
   readonly line: number;
+  /** The line's JSON text, when the record was parsed from one. */
+  readonly json?: string;
 }
 
 export interface LiftOptions {
@@ -547,7 +549,14 @@ export function liftRecord(format: BatchFormat, record: Json, source: RecordSour
   if (fields.providerError !== undefined) out.providerError = fields.providerError;
   if (paths.schema !== undefined) {
     const schema = valueAt(record, paths.schema.segments);
-    if (schema !== undefined && schema !== null) out.schema = schema;
+    if (schema !== undefined && schema !== null) {
+      out.schema = schema;
+      // The schema as the line writes it: a repeat is then known by its text (batch-schemas.ts).
+      if (source.json !== undefined && typeof schema === 'object' && !Array.isArray(schema)) {
+        const written = rawValueAt(source.json, paths.schema.segments);
+        if (written !== undefined) out.schemaText = written;
+      }
+    }
   }
   return { record: out };
 }

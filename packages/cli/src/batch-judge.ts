@@ -692,7 +692,12 @@ function judge(record: BatchRecord, options: JudgeOptions, schemas: RecordSchema
         `the record has no schema${options.schemaField === undefined ? '' : ` at --schema-field ${quoteInput(options.schemaField)}`}`,
       );
     }
-    const found = (schemas ?? schemasFor(options)).lookup(record.schema);
+    const cache = schemas ?? schemasFor(options);
+    const raw = record.schema;
+    const found =
+      record.schemaText !== undefined && typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+        ? cache.lookupWritten(raw, record.schemaText)
+        : cache.lookup(raw);
     schemaId = found.id;
     if ('problem' in found) return unsupported(found.problem, found.id);
     schema = found.schema;

@@ -19,11 +19,20 @@
 /** Largest `.txt` response of a batch directory, in bytes (each is read whole): 64 MiB. */
 export const MAX_RESPONSE_BYTES = DEFAULT_MAX_FILE_BYTES;
 
-import { accessSync, constants, createReadStream, readdirSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { quoteInput } from '@llmjson/core/internal';
-import { detectFormat, type FieldPaths, liftRecord, type ParsedFieldPaths, parseFieldPaths } from './batch-formats.js';
+import {
+  detectFormat,
+  type FieldPaths,
+  type Lifted,
+  type LiftOptions,
+  liftRecord,
+  type ParsedFieldPaths,
+  parseFieldPaths,
+  type RecordSource,
+} from './batch-formats.js';
+import { forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
 import type { BatchFormat, BatchRecord, InputProblem } from './batch-types.js';
 import { UsageError } from './exit-codes.js';
 import { fileProblem } from './output-paths.js';
@@ -157,9 +166,42 @@ function legacyOptions(fields: FieldOptions): { format: BatchFormat; paths: Pars
   };
 }
 
+/** Why a line is not a record: it is not JSON, or not a JSON object. */
+function notAnObject(line: string): { readonly problem: string } | { readonly record: Record<string, unknown> } {
+  let record: unknown;
+  try {
+    record = JSON.parse(line);
+  } catch (error) {
+    return { problem: `not JSON: ${(error as Error).message}` };
+  }
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+    return { problem: 'a record must be a JSON object' };
+  }
+  return { record: record as Record<string, unknown> };
+}
+
+/**
+ * One line of a JSONL input as a record of `format` (batch-formats.ts `liftRecord`), or why it
+ * is not one. Never throws. The reader (`readRecords`) and the workers (batch-block.ts) lift each
+ * line with it.
+ */
+export function liftLine(line: string, format: BatchFormat, source: RecordSource, options: LiftOptions): Lifted {
+  const parsed = notAnObject(line);
+  if ('problem' in parsed) return parsed;
+  return liftRecord(format, parsed.record, { file: source.file, line: source.line, json: line }, options);
+}
+
+/** The format a file's first record shows, when `line` is a record (a JSON object); else undefined. */
+export function lineFormat(line: string): BatchFormat | undefined {
+  const parsed = notAnObject(line);
+  return 'problem' in parsed ? undefined : detectFormat(parsed.record);
+}
+
 /**
  * The records of the inputs, in order, each with its position (`index`); what is not a record
  * goes to `onProblem` with its position. `onBytes` counts the bytes read (the progress bar).
+ * `llmjson batch` itself reads JSONL inputs in blocks handed to its workers (batch-block.ts);
+ * this is the same reading, record by record, on one thread.
  */
 export async function* readRecords(
   inputs: readonly BatchInput[],
@@ -175,53 +217,69 @@ export async function* readRecords(
   for (const input of inputs) {
     const path = input.path;
     if (input.kind === 'texts') {
-      const model = basename(path);
-      for (const { name } of input.files) {
-        // Checked again on the open handle: the name may have been swapped since the scan.
-        const text = readRegularText(join(path, name), join(basename(path), name), { maxBytes: MAX_RESPONSE_BYTES });
-        onBytes(Buffer.byteLength(text));
-        yield { index: index++, id: name.slice(0, -4), model, text };
+      for (const record of readTexts(input, index, onBytes)) {
+        index++;
+        yield record;
       }
       continue;
     }
-    // Streamed, so no cap on its size; but opened without blocking and checked on the handle to
-    // be a regular file still (a FIFO swapped in since the scan would block the run).
-    const { fd } = openRegularFile(path, basename(path), { maxBytes: Number.POSITIVE_INFINITY });
-    const lines = createInterface({ input: createReadStream('', { fd }), crlfDelay: Number.POSITIVE_INFINITY });
+    const { fd } = openRecordsFile(input);
     let format = given;
-    // Whether onFormat heard of this file: at its first record, detected or given.
     let told = false;
     let lineNumber = 0;
-    for await (const raw of lines) {
-      lineNumber++;
-      const line = lineNumber === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-      onBytes(Buffer.byteLength(raw) + 1);
-      if (line.trim() === '') continue;
-      const position = index++;
-      const problem = (message: string) => onProblem({ index: position, file: path, line: lineNumber, message });
-      let record: unknown;
-      try {
-        record = JSON.parse(line);
-      } catch (error) {
-        problem(`not JSON: ${(error as Error).message}`);
-        continue;
+    try {
+      for await (const { text } of readBlocks(fd, onBytes)) {
+        const items: ({ problem: InputProblem } | { record: BatchRecord })[] = [];
+        forEachLine(text, (start, end) => {
+          lineNumber++;
+          if (isBlankLine(text, start, end)) return;
+          const position = index++;
+          const line = text.slice(start, end);
+          if (!told) {
+            const found = lineFormat(line);
+            if (found !== undefined) {
+              format ??= found;
+              onFormat?.({ file: path, format, detected: given === undefined });
+              told = true;
+            }
+          }
+          const lifted = liftLine(line, format ?? 'records', { file: path, line: lineNumber }, liftOptions);
+          if ('problem' in lifted) {
+            items.push({ problem: { index: position, file: path, line: lineNumber, message: lifted.problem } });
+          } else items.push({ record: { index: position, ...lifted.record } });
+        });
+        for (const item of items) {
+          if ('problem' in item) onProblem(item.problem);
+          else yield item.record;
+        }
       }
-      if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-        problem('a record must be a JSON object');
-        continue;
-      }
-      const r = record as Record<string, unknown>;
-      if (format === undefined) {
-        format = detectFormat(r);
-        onFormat?.({ file: path, format, detected: true });
-      } else if (!told) onFormat?.({ file: path, format, detected: false });
-      told = true;
-      const lifted = liftRecord(format, r, { file: path, line: lineNumber }, liftOptions);
-      if ('problem' in lifted) {
-        problem(lifted.problem);
-        continue;
-      }
-      yield { index: position, ...lifted.record };
+    } finally {
+      closeSync(fd);
     }
   }
+}
+
+/** The responses of a directory of `.txt` files as records, from position `first` on. */
+export function* readTexts(
+  input: Extract<BatchInput, { kind: 'texts' }>,
+  first: number,
+  onBytes: (bytes: number) => void,
+): Generator<BatchRecord> {
+  const model = basename(input.path);
+  let index = first;
+  for (const { name } of input.files) {
+    // Checked again on the open handle: the name may have been swapped since the scan.
+    const text = readRegularText(join(input.path, name), join(model, name), { maxBytes: MAX_RESPONSE_BYTES });
+    onBytes(Buffer.byteLength(text));
+    yield { index: index++, id: name.slice(0, -4), model, text };
+  }
+}
+
+/**
+ * A JSONL input opened for reading. Streamed, so no cap on its size; but opened without blocking
+ * and checked on the handle to be a regular file still (a FIFO swapped in since the scan would
+ * block the run). The caller closes the descriptor.
+ */
+export function openRecordsFile(input: Extract<BatchInput, { kind: 'records' }>): { readonly fd: number } {
+  return openRegularFile(input.path, basename(input.path), { maxBytes: Number.POSITIVE_INFINITY });
 }

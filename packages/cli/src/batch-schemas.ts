@@ -264,7 +264,7 @@ export class RecordSchemas {
   /** The compiled schema `raw` stands for, or why it cannot be used. Never throws. */
   lookup(raw: unknown): RecordSchemaLookup {
     try {
-      if (typeof raw === 'string') return this.lookupWritten(raw, () => this.lookupText(raw));
+      if (typeof raw === 'string') return this.lookupWrittenText(raw, () => this.lookupText(raw));
       if (typeof raw === 'boolean') return this.lookupValue(raw).found;
       if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) return this.lookupObject(raw);
       return problem(
@@ -277,8 +277,21 @@ export class RecordSchemas {
     }
   }
 
+  /**
+   * `lookup(raw)` for an object schema whose JSON text, as the record wrote it, is `written`:
+   * the same answer, without writing the object out (`JSON.stringify`) to know it again.
+   */
+  lookupWritten(raw: object, written: string): RecordSchemaLookup {
+    try {
+      if (written.length > this.maxSchemaLength) return this.lookupValue(raw).found;
+      return this.lookupWrittenKeyed(written, () => this.lookupValue(raw)).found;
+    } catch (error) {
+      return problem(rawId(raw), `the schema could not be read: ${explain(error)}`).found;
+    }
+  }
+
   /** `written` through `byText`, else `slow` (whose answer is then remembered under `written`). */
-  private lookupWritten(written: string, slow: () => Keyed): RecordSchemaLookup {
+  private lookupWrittenText(written: string, slow: () => Keyed): RecordSchemaLookup {
     return this.lookupWrittenKeyed(written, slow).found;
   }
 

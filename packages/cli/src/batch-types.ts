@@ -40,6 +40,12 @@ export interface BatchRecord {
    * when the record has nothing at that path (the record is then `unsupported-schema`).
    */
   readonly schema?: unknown;
+  /**
+   * When `schema` is an object read from a JSONL line: its JSON text exactly as the line writes
+   * it (field-path.ts `rawValueAt`), by which a repeated schema is recognised without writing the
+   * object out again.
+   */
+  readonly schemaText?: string;
 }
 
 /**

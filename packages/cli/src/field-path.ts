@@ -67,3 +67,94 @@ export function valueAt(value: unknown, path: readonly string[]): unknown {
   }
   return current;
 }
+
+/** The index just past the JSON string whose opening quote is at `at` (-1 when it never closes). */
+function stringEnd(text: string, at: number): number {
+  const length = text.length;
+  for (let i = at + 1; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x5c) i++;
+    else if (code === 0x22) return i + 1;
+  }
+  return -1;
+}
+
+function skipWhitespace(text: string, at: number): number {
+  let i = at;
+  for (;;) {
+    const code = text.charCodeAt(i);
+    if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) return i;
+    i++;
+  }
+}
+
+/** The index just past the JSON value starting at `at` (-1 when it does not end). */
+function valueEnd(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  if (first === 0x22) return stringEnd(text, at);
+  if (first !== 0x7b && first !== 0x5b) {
+    // A number or a literal: up to the next delimiter.
+    let i = at;
+    for (;;) {
+      const code = text.charCodeAt(i);
+      if (Number.isNaN(code) || code === 0x2c || code === 0x7d || code === 0x5d || code <= 0x20) return i;
+      i++;
+    }
+  }
+  let depth = 0;
+  let i = at;
+  const length = text.length;
+  while (i < length) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22) {
+      i = stringEnd(text, i);
+      if (i < 0) return -1;
+      continue;
+    }
+    if (code === 0x7b || code === 0x5b) depth++;
+    else if ((code === 0x7d || code === 0x5d) && --depth === 0) return i + 1;
+    i++;
+  }
+  return -1;
+}
+
+/**
+ * The JSON text of the value at `path` in `json`, exactly as written there, or undefined when
+ * there is none or the path goes through an array (only objects are followed). `json` must be a
+ * text `JSON.parse` accepts (the caller has parsed it): then, as JSON.parse does, the last of
+ * duplicate keys wins, and `JSON.parse` of the answer equals `valueAt(JSON.parse(json), path)`.
+ * A repeated value can then be recognised by its text, without writing the parsed value out
+ * again (batch-schemas.ts looks a record's schema up this way).
+ */
+export function rawValueAt(json: string, path: readonly string[]): string | undefined {
+  let start = skipWhitespace(json, 0);
+  let end = -1;
+  for (const segment of path) {
+    if (json.charCodeAt(start) !== 0x7b) return undefined;
+    let found = -1;
+    let foundEnd = -1;
+    let i = skipWhitespace(json, start + 1);
+    while (json.charCodeAt(i) === 0x22) {
+      const keyEnd = stringEnd(json, i);
+      if (keyEnd < 0) return undefined;
+      const raw = json.slice(i + 1, keyEnd - 1);
+      const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+      i = skipWhitespace(json, keyEnd);
+      if (json.charCodeAt(i) !== 0x3a) return undefined;
+      const valueStart = skipWhitespace(json, i + 1);
+      const afterValue = valueEnd(json, valueStart);
+      if (afterValue < 0) return undefined;
+      if (key === segment) {
+        found = valueStart;
+        foundEnd = afterValue;
+      }
+      i = skipWhitespace(json, afterValue);
+      if (json.charCodeAt(i) !== 0x2c) break;
+      i = skipWhitespace(json, i + 1);
+    }
+    if (found < 0) return undefined;
+    start = found;
+    end = foundEnd;
+  }
+  return end < 0 ? undefined : json.slice(start, end);
+}

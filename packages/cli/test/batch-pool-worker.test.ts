@@ -1,30 +1,105 @@
 /**
- * The worker's side of sending schemas by key (batch-pool-worker.ts): a task whose records name a
- * schema key this worker was never sent is answered with the keys missing, and nothing is judged;
- * the main thread then sends the task again with them (batch-command.ts). A key sent once is kept
- * for the tasks after. The whole exchange, with worker threads, is in batch.test.ts (`--schema-field`
- * with `--workers 2` gives the lines of `--workers 0`).
+ * A block as the worker judges it (batch-block.ts): lines from the position and line number the
+ * main thread gave, blank lines skipped, problems named by line, `--resume`'s positions skipped,
+ * the result lines in order with their report. The whole run with worker threads is in
+ * batch.test.ts (`--workers 2` gives the lines of `--workers 0`).
  */
 import { describe, expect, test } from 'vitest';
-import judgeTask, { type TaskRecord } from '../src/batch-pool-worker.js';
+import { BlockJudge } from '../src/batch-block.js';
+import type { ReportSettings } from '../src/batch-report.js';
 
-const record = (index: number, schemaKey: number): TaskRecord => ({
-  index,
-  id: `r${index}`,
-  model: 'm',
-  text: '{}',
-  schemaKey,
-});
+const settings: ReportSettings = {
+  mode: 'json',
+  salvage: true,
+  coerce: false,
+  format: 'records',
+  statuses: 'llmjson',
+  inputs: ['in.jsonl'],
+};
 
-describe('batch pool worker: schemas by key', () => {
-  test('keys never sent here: the task is answered with them, nothing judged; a key sent once is kept', () => {
-    expect(judgeTask({ records: [record(0, 7), record(1, 3), record(2, 7)], schemas: [] })).toEqual({
-      missing: [7, 3],
+function judge(shard = { index: 0, count: 1 }) {
+  return new BlockJudge({
+    judge: { mode: 'json', salvage: true, statuses: 'llmjson', schemaField: 'schema' },
+    report: settings,
+    cwd: '/work',
+    shard,
+    paths: { schema: 'schema' },
+  });
+}
+
+const text = [
+  '{"id":"a","model":"m","text":"{\\"n\\":1}","schema":{"type":"object"}}',
+  '',
+  'not json',
+  '  ',
+  '{"id":"b","model":"m","text":"[1]","schema":{"type":"object"}}',
+  '{"id":"c","model":"m","text":"{}","schema" : { "type" : "object" }}',
+].join('\n');
+const bytes = new TextEncoder().encode(text);
+
+describe('batch worker: a block of lines', () => {
+  test('positions from the block’s first, line numbers from its first line; problems by line; results in order', () => {
+    const result = judge().judge({
+      kind: 'lines',
+      bytes,
+      file: '/work/in.jsonl',
+      format: 'records',
+      detected: false,
+      index: 10,
+      line: 101,
     });
-    expect(judgeTask({ records: [record(0, 7), record(1, 3)], schemas: [[7, { type: 'object' }]] })).toEqual({
-      missing: [3],
+    const lines = result.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((r) => [r.index, r.id, r.status])).toEqual([
+      [10, 'a', 'valid'],
+      [12, 'b', 'invalid'],
+      [13, 'c', 'valid'],
+    ]);
+    // The same content written two ways is one schema.
+    expect(lines[0].schemaId).toBe(lines[2].schemaId);
+    expect(result.problems).toEqual([
+      { index: 11, file: '/work/in.jsonl', line: 103, message: expect.stringMatching(/^not JSON: /) },
+    ]);
+    expect(result.judged).toBe(3);
+    expect(result.report.totals.records).toBe(3);
+  });
+
+  test('--resume: the finished positions are skipped and counted; --shard: other positions are not read', () => {
+    const resumed = judge().judge({
+      kind: 'lines',
+      bytes,
+      file: '/work/in.jsonl',
+      format: 'records',
+      detected: false,
+      index: 0,
+      line: 1,
+      finished: [0, 3],
     });
-    // 7 was kept from the task before: only 4 is missing now.
-    expect(judgeTask({ records: [record(0, 7), record(1, 4)], schemas: [[3, true]] })).toEqual({ missing: [4] });
+    expect(
+      resumed.text
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line).id),
+    ).toEqual(['b']);
+    expect(resumed.resumed).toBe(2);
+    const shard = judge({ index: 1, count: 2 }).judge({
+      kind: 'lines',
+      bytes,
+      file: '/work/in.jsonl',
+      format: 'records',
+      detected: false,
+      index: 0,
+      line: 1,
+    });
+    // Positions 1 (the line that is not JSON) and 3 (c) are this shard's.
+    expect(
+      shard.text
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line).id),
+    ).toEqual(['c']);
+    expect(shard.problems.map((p) => p.index)).toEqual([1]);
   });
 });
