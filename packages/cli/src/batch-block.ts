@@ -1,14 +1,15 @@
 /**
  * One unit of `llmjson batch` work, judged whole where it lands (a worker thread, or the main
  * thread with `--workers 0`): a block of JSONL lines as text (batch-lines.ts), or a few records
- * already read (the `.txt` responses of a directory). The answer is everything the main thread
- * needs and nothing per record: the block's result lines as one text, the report of the block (a
- * fold the main thread adds with `ReportBuilder.addReport`, exact by construction: a report of
- * parts adds up to the report of the whole, as `llmjson merge` relies on), and its input problems.
+ * already read (the `.txt` responses of a directory). The answer is the block's result lines as
+ * one text (one string to move, not an object per record), and its input problems.
  *
- * So the main thread reads, counts positions, writes and adds reports; parsing every line,
- * lifting it out of its format, looking up its schema, judging, writing its result line and
- * folding it all happen here, in parallel (docs/decisions/042).
+ * So the main thread reads, counts positions, writes and folds the result lines into the report;
+ * parsing every line, lifting it out of its format, looking up its schema and judging it happen
+ * here, in parallel (docs/decisions/042). The report is folded on the main thread from the lines
+ * (`foldResultLines`) rather than sent as a report per block: a block's report cost the worker
+ * more to build and to send (about 120 µs a block of 130 records, for the copy alone) than
+ * reading 130 short lines back costs the main thread.
  *
  * A block is judged the way `readRecords` reads a file (the same `forEachLine`, `isBlankLine` and
  * `liftLine`), from the position and line number its first line has in the run: positions depend
@@ -18,18 +19,15 @@
 import { type FieldPaths, parseFieldPaths } from './batch-formats.js';
 import { type JudgeOptions, judgeRecord } from './batch-judge.js';
 import { decodeBlock, forEachLine, isBlankLine } from './batch-lines.js';
-import { liftLine } from './batch-records.js';
-import { type BatchReport, ReportBuilder, type ReportSettings } from './batch-report.js';
+import { type LineLiftOptions, liftLine, splitSchemaAllowed } from './batch-records.js';
+import type { ReportBuilder } from './batch-report.js';
 import { RecordSchemas } from './batch-schemas.js';
 import { inShard, type Shard } from './batch-shard.js';
-import type { BatchFormat, BatchRecord, InputProblem } from './batch-types.js';
+import type { BatchFormat, BatchRecord, InputProblem, RecordResult } from './batch-types.js';
 
 /** What stays the same for every block of a run (a worker's `workerData`). */
 export interface BlockContext {
   readonly judge: JudgeOptions;
-  readonly report: ReportSettings;
-  /** Input problems name their file relative to it in the report. */
-  readonly cwd: string;
   readonly shard: Shard;
   /** The field paths as given (`--text-field`, …). */
   readonly paths: FieldPaths;
@@ -66,8 +64,8 @@ export type BlockTask = LinesTask | RecordsTask;
 export interface BlockResult {
   /** The result lines, each ending with a line break, in position order. */
   readonly text: string;
-  /** The report of these results (without the input problems: they are in `problems`). */
-  readonly report: BatchReport;
+  /** Whether the results are in the report already (`judge` was given the builder). */
+  readonly folded: boolean;
   readonly problems: readonly InputProblem[];
   /** Records judged. */
   readonly judged: number;
@@ -78,7 +76,7 @@ export interface BlockResult {
 /** Judges blocks for one run; keeps the compiled per-record schemas across blocks. */
 export class BlockJudge {
   private readonly schemas: RecordSchemas;
-  private readonly liftOptions: { readonly paths: ReturnType<typeof parseFieldPaths>; readonly detected: boolean };
+  private readonly liftOptions: LineLiftOptions;
 
   constructor(private readonly context: BlockContext) {
     const { judge } = context;
@@ -86,23 +84,25 @@ export class BlockJudge {
       ...(judge.discriminator === undefined ? {} : { discriminator: judge.discriminator }),
       ...(judge.schemaRoots === undefined ? {} : { schemaRoots: judge.schemaRoots }),
     });
-    this.liftOptions = { paths: parseFieldPaths(context.paths), detected: false };
+    const paths = parseFieldPaths(context.paths);
+    this.liftOptions = { paths, detected: false, splitSchema: splitSchemaAllowed(paths) };
   }
 
-  judge(task: BlockTask): BlockResult {
-    const builder = new ReportBuilder(this.context.report, { cwd: this.context.cwd });
+  /** Judges `task`; with `builder` (the main thread's own, `--workers 0`), also folds the results into it. */
+  judge(task: BlockTask, builder?: ReportBuilder): BlockResult {
+    const folded = builder !== undefined;
     // Built by concatenation: Array.prototype.join costs about 1 µs a line, as much as writing it.
     let text = '';
     let judged = 0;
     const one = (record: BatchRecord) => {
       const result = judgeRecord(record, this.context.judge, this.schemas);
-      builder.add(result);
+      builder?.add(result);
       text += `${JSON.stringify(result)}\n`;
       judged++;
     };
     if (task.kind === 'records') {
       for (const record of task.records) one(record);
-      return { text, report: builder.report(), problems: [], judged, resumed: 0 };
+      return { text, folded, problems: [], judged, resumed: 0 };
     }
     const { file, format } = task;
     const lines = task.text ?? decodeBlock(task.bytes);
@@ -131,6 +131,16 @@ export class BlockJudge {
       }
       one({ index, ...lifted.record });
     });
-    return { text, report: builder.report(), problems, judged, resumed };
+    return { text, folded, problems, judged, resumed };
+  }
+}
+
+/** Folds result lines (`BlockResult.text`) into `builder`, as the lines of `--out` are folded on `--resume`. */
+export function foldResultLines(builder: ReportBuilder, text: string): void {
+  let at = 0;
+  while (at < text.length) {
+    const end = text.indexOf('\n', at);
+    builder.add(JSON.parse(text.slice(at, end)) as RecordResult);
+    at = end + 1;
   }
 }

@@ -40,7 +40,7 @@ import type { ClassifyMode } from '@llmjson/contracts';
 import { elementSchemaAt, quoteInput } from '@llmjson/core/internal';
 import cliProgress from 'cli-progress';
 import { Piscina } from 'piscina';
-import { type BlockContext, BlockJudge, type BlockResult, type BlockTask } from './batch-block.js';
+import { type BlockContext, BlockJudge, type BlockResult, type BlockTask, foldResultLines } from './batch-block.js';
 import type { FieldPaths } from './batch-formats.js';
 import type { JudgeOptions } from './batch-judge.js';
 import { countLines, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
@@ -102,10 +102,10 @@ interface Judge {
   close(): Promise<void>;
 }
 
-function inlineJudge(context: BlockContext): Judge {
+function inlineJudge(context: BlockContext, builder: ReportBuilder): Judge {
   const judge = new BlockJudge(context);
   return {
-    judge: async (task) => judge.judge(task),
+    judge: async (task) => judge.judge(task, builder),
     close: async () => {},
   };
 }
@@ -299,7 +299,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   // A block's result lines come as one text and go out in one write: a write per line costs a
   // system call each when stdout is a file (Node writes files synchronously).
   const take = async (result: BlockResult) => {
-    builder.addReport(result.report);
+    if (!result.folded) foldResultLines(builder, result.text);
     for (const problem of result.problems) {
       builder.addProblem(problem);
       io.stderr.write(
@@ -326,8 +326,8 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     }
   };
 
-  const context: BlockContext = { judge: judgeOptions, report: settings, cwd: io.cwd, shard, paths };
-  const judge = workers === 0 ? inlineJudge(context) : poolJudge(workers, context);
+  const context: BlockContext = { judge: judgeOptions, shard, paths };
+  const judge = workers === 0 ? inlineJudge(context, builder) : poolJudge(workers, context);
   // From here on, the finally below removes them again.
   for (const signal of signals) process.on(signal, onSignal);
   try {

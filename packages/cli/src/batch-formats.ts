@@ -102,6 +102,8 @@ export interface RecordSource {
   readonly line: number;
   /** The line's JSON text, when the record was parsed from one. */
   readonly json?: string;
+  /** The schema's text, when it was parsed apart from the line (batch-records.ts `liftSplit`). */
+  readonly schemaText?: string;
 }
 
 export interface LiftOptions {
@@ -547,7 +549,8 @@ export function liftRecord(format: BatchFormat, record: Json, source: RecordSour
   };
   if (finish !== undefined) out.finishReason = finish;
   if (fields.providerError !== undefined) out.providerError = fields.providerError;
-  if (paths.schema !== undefined) {
+  if (paths.schema !== undefined && source.schemaText !== undefined) out.schemaText = source.schemaText;
+  else if (paths.schema !== undefined) {
     const schema = valueAt(record, paths.schema.segments);
     if (schema !== undefined && schema !== null) {
       out.schema = schema;

@@ -686,8 +686,8 @@ function judge(record: BatchRecord, options: JudgeOptions, schemas: RecordSchema
   let schemaId: string | undefined;
   const unsupported = (message: string, id?: string) =>
     whole({ status: 'unsupported-schema', values: 0, diagnostics: 0, message: bounded(message) }, id);
-  if (options.schemaField !== undefined || record.schema !== undefined) {
-    if (record.schema === undefined) {
+  if (options.schemaField !== undefined || record.schema !== undefined || record.schemaText !== undefined) {
+    if (record.schema === undefined && record.schemaText === undefined) {
       return unsupported(
         `the record has no schema${options.schemaField === undefined ? '' : ` at --schema-field ${quoteInput(options.schemaField)}`}`,
       );
@@ -695,8 +695,9 @@ function judge(record: BatchRecord, options: JudgeOptions, schemas: RecordSchema
     const cache = schemas ?? schemasFor(options);
     const raw = record.schema;
     const found =
-      record.schemaText !== undefined && typeof raw === 'object' && raw !== null && !Array.isArray(raw)
-        ? cache.lookupWritten(raw, record.schemaText)
+      record.schemaText !== undefined &&
+      (raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw)))
+        ? cache.lookupWritten(record.schemaText, raw)
         : cache.lookup(raw);
     schemaId = found.id;
     if ('problem' in found) return unsupported(found.problem, found.id);

@@ -35,6 +35,7 @@ import {
 import { forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
 import type { BatchFormat, BatchRecord, InputProblem } from './batch-types.js';
 import { UsageError } from './exit-codes.js';
+import { rawSpanAt } from './field-path.js';
 import { fileProblem } from './output-paths.js';
 import { DEFAULT_MAX_FILE_BYTES, notRegular, openRegularFile, readRegularText } from './read-file.js';
 
@@ -185,10 +186,113 @@ function notAnObject(line: string): { readonly problem: string } | { readonly re
  * is not one. Never throws. The reader (`readRecords`) and the workers (batch-block.ts) lift each
  * line with it.
  */
-export function liftLine(line: string, format: BatchFormat, source: RecordSource, options: LiftOptions): Lifted {
+export function liftLine(line: string, format: BatchFormat, source: RecordSource, options: LineLiftOptions): Lifted {
+  const schemaPath = options.paths?.schema;
+  if (options.splitSchema === true && schemaPath !== undefined) {
+    const span = rawSpanAt(line, schemaPath.segments);
+    if (span !== undefined && line.charCodeAt(span[0]) === 0x7b) {
+      const split = liftSplit(line, span, format, source, options);
+      if (split !== undefined) return split;
+    }
+  }
   const parsed = notAnObject(line);
   if ('problem' in parsed) return parsed;
   return liftRecord(format, parsed.record, { file: source.file, line: source.line, json: line }, options);
+}
+
+export interface LineLiftOptions extends LiftOptions {
+  /**
+   * Parse a line's object schema apart (`splitSchemaAllowed`): the record then carries the
+   * schema as its text only (`schemaText`, no `schema`), and a schema met before costs no parse.
+   */
+  readonly splitSchema?: boolean;
+}
+
+/**
+ * Top-level fields whose values some format reads (batch-formats.ts; `test/batch-records.test.ts`
+ * checks every format against this list). A schema under any other field can be parsed apart.
+ */
+export const FIELDS_FORMATS_READ: ReadonlySet<string> = new Set([
+  'custom_id',
+  'doc_id',
+  'error',
+  'filtered_resps',
+  'finish_reason',
+  'id',
+  'model',
+  'output',
+  'response',
+  'resps',
+  'result',
+  'stop_reason',
+  'text',
+]);
+
+/**
+ * Whether `--schema-field` can be parsed apart from the rest of each line: no format reads its
+ * top-level field, and no other field path is inside it or holds it.
+ */
+export function splitSchemaAllowed(paths: ParsedFieldPaths): boolean {
+  const schema = paths.schema?.segments;
+  if (schema === undefined || FIELDS_FORMATS_READ.has(schema[0] as string)) return false;
+  for (const other of [paths.text, paths.id, paths.model, paths.finish]) {
+    if (other === undefined) continue;
+    const shared = Math.min(other.segments.length, schema.length);
+    if (other.segments.slice(0, shared).every((segment, i) => segment === schema[i])) return false;
+  }
+  return true;
+}
+
+/** Schema texts known to be JSON (parsed once), so that a repeat is not parsed again: bounded. */
+const knownSchemaTexts = new Set<string>();
+let knownCharacters = 0;
+const MAX_KNOWN_CHARACTERS = 4 * 1024 * 1024;
+
+function isJsonText(text: string): boolean {
+  if (knownSchemaTexts.has(text)) return true;
+  try {
+    JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (knownCharacters + text.length > MAX_KNOWN_CHARACTERS) {
+    knownSchemaTexts.clear();
+    knownCharacters = 0;
+  }
+  knownSchemaTexts.add(text);
+  knownCharacters += text.length;
+  return true;
+}
+
+/**
+ * A line lifted with its schema (at `span`, an object) parsed apart: the rest of the line with a
+ * `0` in the schema's place, and the schema's text checked to be JSON (once per distinct text).
+ * Both parse exactly when the whole line does, and no format reads the schema's field
+ * (`splitSchemaAllowed`), so the record is the one `liftLine` would give, with `schemaText` for
+ * `schema`. Undefined when either part does not parse: the whole line is then parsed, for the
+ * exact error.
+ */
+function liftSplit(
+  line: string,
+  [start, end]: readonly [number, number],
+  format: BatchFormat,
+  source: RecordSource,
+  options: LineLiftOptions,
+): Lifted | undefined {
+  let rest: unknown;
+  try {
+    rest = JSON.parse(`${line.slice(0, start)}0${line.slice(end)}`);
+  } catch {
+    return undefined;
+  }
+  const schemaText = line.slice(start, end);
+  if (typeof rest !== 'object' || rest === null || Array.isArray(rest) || !isJsonText(schemaText)) return undefined;
+  return liftRecord(
+    format,
+    rest as Record<string, unknown>,
+    { file: source.file, line: source.line, schemaText },
+    options,
+  );
 }
 
 /** The format a file's first record shows, when `line` is a record (a JSON object); else undefined. */

@@ -279,14 +279,17 @@ export class RecordSchemas {
 
   /**
    * `lookup(raw)` for an object schema whose JSON text, as the record wrote it, is `written`:
-   * the same answer, without writing the object out (`JSON.stringify`) to know it again.
+   * the same answer, without writing the object out (`JSON.stringify`) to know it again, and
+   * without the object at all when the text was met before (`raw` may then be left out).
    */
-  lookupWritten(raw: object, written: string): RecordSchemaLookup {
+  lookupWritten(written: string, raw?: object): RecordSchemaLookup {
+    // The object itself, when not given: the JSON text of an object (the caller has checked).
+    const value = () => raw ?? (JSON.parse(written) as object);
     try {
-      if (written.length > this.maxSchemaLength) return this.lookupValue(raw).found;
-      return this.lookupWrittenKeyed(written, () => this.lookupValue(raw)).found;
+      if (written.length > this.maxSchemaLength) return this.lookupValue(value()).found;
+      return this.lookupWrittenKeyed(written, () => this.lookupValue(value())).found;
     } catch (error) {
-      return problem(rawId(raw), `the schema could not be read: ${explain(error)}`).found;
+      return problem(rawId(written), `the schema could not be read: ${explain(error)}`).found;
     }
   }
 

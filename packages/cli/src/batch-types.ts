@@ -41,9 +41,10 @@ export interface BatchRecord {
    */
   readonly schema?: unknown;
   /**
-   * When `schema` is an object read from a JSONL line: its JSON text exactly as the line writes
+   * When the schema is an object read from a JSONL line: its JSON text exactly as the line writes
    * it (field-path.ts `rawValueAt`), by which a repeated schema is recognised without writing the
-   * object out again.
+   * object out again. A worker parses the schema apart from the rest of the line
+   * (batch-records.ts `liftSplit`): the record then has this text and no `schema`.
    */
   readonly schemaText?: string;
 }

@@ -127,6 +127,12 @@ function valueEnd(text: string, at: number): number {
  * again (batch-schemas.ts looks a record's schema up this way).
  */
 export function rawValueAt(json: string, path: readonly string[]): string | undefined {
+  const span = rawSpanAt(json, path);
+  return span === undefined ? undefined : json.slice(span[0], span[1]);
+}
+
+/** Where `rawValueAt`'s answer is in `json`: its start and end offsets. */
+export function rawSpanAt(json: string, path: readonly string[]): readonly [number, number] | undefined {
   let start = skipWhitespace(json, 0);
   let end = -1;
   for (const segment of path) {
@@ -156,5 +162,5 @@ export function rawValueAt(json: string, path: readonly string[]): string | unde
     start = found;
     end = foundEnd;
   }
-  return end < 0 ? undefined : json.slice(start, end);
+  return end < 0 ? undefined : [start, end];
 }

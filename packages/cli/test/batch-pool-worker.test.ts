@@ -5,8 +5,8 @@
  * batch.test.ts (`--workers 2` gives the lines of `--workers 0`).
  */
 import { describe, expect, test } from 'vitest';
-import { BlockJudge } from '../src/batch-block.js';
-import type { ReportSettings } from '../src/batch-report.js';
+import { BlockJudge, foldResultLines } from '../src/batch-block.js';
+import { ReportBuilder, type ReportSettings } from '../src/batch-report.js';
 
 const settings: ReportSettings = {
   mode: 'json',
@@ -20,8 +20,6 @@ const settings: ReportSettings = {
 function judge(shard = { index: 0, count: 1 }) {
   return new BlockJudge({
     judge: { mode: 'json', salvage: true, statuses: 'llmjson', schemaField: 'schema' },
-    report: settings,
-    cwd: '/work',
     shard,
     paths: { schema: 'schema' },
   });
@@ -63,7 +61,19 @@ describe('batch worker: a block of lines', () => {
       { index: 11, file: '/work/in.jsonl', line: 103, message: expect.stringMatching(/^not JSON: /) },
     ]);
     expect(result.judged).toBe(3);
-    expect(result.report.totals.records).toBe(3);
+    expect(result.folded).toBe(false);
+    // The report folded from the lines is the report of the results themselves.
+    const fromLines = new ReportBuilder(settings);
+    foldResultLines(fromLines, result.text);
+    const direct = new ReportBuilder(settings);
+    expect(
+      judge().judge(
+        { kind: 'lines', bytes, file: '/work/in.jsonl', format: 'records', detected: false, index: 10, line: 101 },
+        direct,
+      ).folded,
+    ).toBe(true);
+    expect(fromLines.report()).toEqual(direct.report());
+    expect(direct.report().totals.records).toBe(3);
   });
 
   test('--resume: the finished positions are skipped and counted; --shard: other positions are not read', () => {

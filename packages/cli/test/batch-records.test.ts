@@ -11,15 +11,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import type { FieldPaths } from '../src/batch-formats.js';
+import { detectFormat, type FieldPaths, liftRecord, parseFieldPaths } from '../src/batch-formats.js';
 import {
   type BatchFormat,
   type BatchRecord,
+  FIELDS_FORMATS_READ,
   type FieldOptions,
   type FileFormat,
   type InputProblem,
+  liftLine,
   readRecords,
   scanInputs,
+  splitSchemaAllowed,
 } from '../src/batch-records.js';
 import { UsageError } from '../src/exit-codes.js';
 
@@ -496,5 +499,104 @@ describe('readRecords', () => {
   test('bytes: every line of a file, its line end included, and every .txt file', async () => {
     const dir = workspace({ 'a.jsonl': '{"text":"é"}\n\n', 't/x.txt': 'abc' });
     expect((await read(dir, ['a.jsonl', 't'])).bytes).toBe(Buffer.byteLength('{"text":"é"}\n\n') + 3);
+  });
+});
+
+describe('a schema parsed apart from its line (what the workers do)', () => {
+  const files: [string, BatchFormat, FieldPaths][] = [
+    ['records.jsonl', 'records', { schema: 'schema' }],
+    ['openai-batch.jsonl', 'openai-batch', { schema: 'schema' }],
+    ['anthropic-batch.jsonl', 'anthropic-batch', { schema: 'schema' }],
+    ['bfcl/gpt-4o-2024-11-20-FC/BFCL_v3_simple_result.json', 'bfcl', { schema: 'schema' }],
+    [
+      'lm-eval/Qwen__Qwen2.5-7B-Instruct/samples_jsonschemabench_2025-06-01T10-15-30.123456.jsonl',
+      'lm-eval',
+      { schema: 'doc.json_schema' },
+    ],
+  ];
+  const lines = (file: string) =>
+    readFileSync(join(FIXTURES, file), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+  const objectOf = (line: string): Record<string, unknown> | undefined => {
+    try {
+      const value: unknown = JSON.parse(line);
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? (value as Record<string, unknown>)
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  test('no format reads a top-level field outside FIELDS_FORMATS_READ (detected or given)', () => {
+    for (const [file, format] of files) {
+      for (const line of lines(file)) {
+        const parsed = objectOf(line);
+        if (parsed === undefined) continue;
+        const read = new Set<string>();
+        const record = new Proxy(parsed, {
+          get(target, key, receiver) {
+            if (typeof key === 'string') read.add(key);
+            return Reflect.get(target, key, receiver);
+          },
+        });
+        for (const detected of [true, false]) {
+          liftRecord(format, record, { file: join(FIXTURES, file), line: 1 }, { detected });
+          detectFormat(record);
+        }
+        expect([...read].filter((key) => !FIELDS_FORMATS_READ.has(key))).toEqual([]);
+      }
+    }
+  });
+
+  test('every fixture line lifts to the same record, its schema as text; a line that is not JSON is still a problem', () => {
+    let split = 0;
+    for (const [file, format, given] of files) {
+      // Each line once as written, and once with its schema inline, for the formats without one.
+      const paths = parseFieldPaths(given);
+      expect(splitSchemaAllowed(paths)).toBe(true);
+      const schema = { type: 'object', properties: { a: { type: 'string', description: 'say "}"' } } };
+      const inline = lines(file).flatMap((line) => {
+        const parsed = objectOf(line);
+        return parsed === undefined ? [] : [JSON.stringify({ ...parsed, schema })];
+      });
+      for (const line of [...lines(file), ...(given.schema === 'schema' ? inline : [])]) {
+        const source = { file: join(FIXTURES, file), line: 7 };
+        const whole = liftLine(line, format, source, { paths, detected: true });
+        const apart = liftLine(line, format, source, { paths, detected: true, splitSchema: true });
+        if ('problem' in whole) {
+          expect(apart).toEqual(whole);
+          continue;
+        }
+        if (!('record' in apart)) throw new Error('the split line is a problem');
+        if ('schema' in apart.record || apart.record.schemaText === undefined) {
+          // Not an object schema (a name, a JSON text in a string, none): read as a whole.
+          expect(apart).toEqual(whole);
+          continue;
+        }
+        split++;
+        const { schema: wholeSchema, schemaText: _text, ...rest } = whole.record;
+        const { schemaText, ...apartRest } = apart.record;
+        expect(apartRest).toEqual(rest);
+        expect(JSON.parse(schemaText ?? 'null')).toEqual(wholeSchema);
+      }
+      // A line whose schema is not JSON, or whose rest is not: the problem of the whole line.
+      const broken = '{"id":"x","schema":{"type":"object",},"text":"{}"}';
+      expect(liftLine(broken, format, { file: 'f', line: 1 }, { paths, detected: false, splitSchema: true })).toEqual(
+        liftLine(broken, format, { file: 'f', line: 1 }, { paths, detected: false }),
+      );
+    }
+    expect(split).toBeGreaterThan(20);
+  });
+
+  test('not parsed apart when a format reads the field, or another field path is inside it or holds it', () => {
+    const allowed = (paths: FieldPaths) => splitSchemaAllowed(parseFieldPaths(paths));
+    expect(allowed({ schema: 'schema' })).toBe(true);
+    expect(allowed({ schema: 'response.body.schema' })).toBe(false);
+    expect(allowed({ schema: 'doc.schema', text: 'doc.text' })).toBe(true);
+    expect(allowed({ schema: 'doc', text: 'doc.text' })).toBe(false);
+    expect(allowed({ schema: 'doc.schema', text: 'doc' })).toBe(false);
+    expect(allowed({ text: 'doc' })).toBe(false);
   });
 });
