@@ -1,6 +1,6 @@
 /**
- * Records for `llmjson batch`, streamed: JSONL files with one record per response (read line
- * by line, never whole), or directories of `.txt` files (one response each, read one at a
+ * Records for `llmjson batch`, streamed: JSONL files with one record per response (read in
+ * blocks of whole lines, batch-lines.ts, never whole), or directories of `.txt` files (one response each, read one at a
  * time). Memory stays flat however large the input. Every file is checked before the first
  * is read (`scanInputs`), so a file that cannot be read is a usage error (exit 2), not a
  * failure halfway through the run. Every input must be a regular file (a FIFO would block the

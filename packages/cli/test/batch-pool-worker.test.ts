@@ -5,7 +5,7 @@
  * batch.test.ts (`--workers 2` gives the lines of `--workers 0`).
  */
 import { describe, expect, test } from 'vitest';
-import { BlockJudge, foldResultLines } from '../src/batch-block.js';
+import { BlockJudge, type BlockResult, foldResultLines, type LinesTask } from '../src/batch-block.js';
 import { ReportBuilder, type ReportSettings } from '../src/batch-report.js';
 
 const settings: ReportSettings = {
@@ -35,17 +35,29 @@ const text = [
 ].join('\n');
 const bytes = new TextEncoder().encode(text);
 
+/** The block above as a task whose first line has position `index` and number `line`. */
+function task(index: number, line: number, finished?: number[]): LinesTask {
+  return {
+    kind: 'lines',
+    bytes,
+    file: '/work/in.jsonl',
+    format: 'records',
+    detected: false,
+    index,
+    line,
+    ...(finished === undefined ? {} : { finished }),
+  };
+}
+
+const ids = (result: BlockResult) =>
+  result.text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line).id);
+
 describe('batch worker: a block of lines', () => {
   test('positions from the block’s first, line numbers from its first line; problems by line; results in order', () => {
-    const result = judge().judge({
-      kind: 'lines',
-      bytes,
-      file: '/work/in.jsonl',
-      format: 'records',
-      detected: false,
-      index: 10,
-      line: 101,
-    });
+    const result = judge().judge(task(10, 101));
     const lines = result.text
       .trimEnd()
       .split('\n')
@@ -66,50 +78,18 @@ describe('batch worker: a block of lines', () => {
     const fromLines = new ReportBuilder(settings);
     foldResultLines(fromLines, result.text);
     const direct = new ReportBuilder(settings);
-    expect(
-      judge().judge(
-        { kind: 'lines', bytes, file: '/work/in.jsonl', format: 'records', detected: false, index: 10, line: 101 },
-        direct,
-      ).folded,
-    ).toBe(true);
+    expect(judge().judge(task(10, 101), direct).folded).toBe(true);
     expect(fromLines.report()).toEqual(direct.report());
     expect(direct.report().totals.records).toBe(3);
   });
 
   test('--resume: the finished positions are skipped and counted; --shard: other positions are not read', () => {
-    const resumed = judge().judge({
-      kind: 'lines',
-      bytes,
-      file: '/work/in.jsonl',
-      format: 'records',
-      detected: false,
-      index: 0,
-      line: 1,
-      finished: [0, 3],
-    });
-    expect(
-      resumed.text
-        .trimEnd()
-        .split('\n')
-        .map((line) => JSON.parse(line).id),
-    ).toEqual(['b']);
+    const resumed = judge().judge(task(0, 1, [0, 3]));
+    expect(ids(resumed)).toEqual(['b']);
     expect(resumed.resumed).toBe(2);
-    const shard = judge({ index: 1, count: 2 }).judge({
-      kind: 'lines',
-      bytes,
-      file: '/work/in.jsonl',
-      format: 'records',
-      detected: false,
-      index: 0,
-      line: 1,
-    });
+    const shard = judge({ index: 1, count: 2 }).judge(task(0, 1));
     // Positions 1 (the line that is not JSON) and 3 (c) are this shard's.
-    expect(
-      shard.text
-        .trimEnd()
-        .split('\n')
-        .map((line) => JSON.parse(line).id),
-    ).toEqual(['c']);
+    expect(ids(shard)).toEqual(['c']);
     expect(shard.problems.map((p) => p.index)).toEqual([1]);
   });
 });
