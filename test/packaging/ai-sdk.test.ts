@@ -12,138 +12,58 @@
  * registry.
  */
 
-import { spawn } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  announceSkip,
+  BIN,
+  CHECK_TIMEOUT as CHECK,
+  explain,
+  PackedPackages,
+  ROOT,
+  registryProblem,
+  run,
+  INSTALL_TIMEOUT as SLOW,
+  tarballLintTests,
+  workspaceVersion,
+} from '../support/packaging.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CONSUMER = fileURLToPath(new URL('ai-sdk-consumer/', import.meta.url));
-const EXAMPLE = join(ROOT, 'examples', 'ai-sdk', 'run.mjs');
-const BIN = join(ROOT, 'node_modules', '.bin');
-const PACKAGES = ['core', 'web', 'node', 'ai-sdk'] as const;
+const FILES = {
+  consumer: fileURLToPath(new URL('ai-sdk-consumer/', import.meta.url)),
+  example: join(ROOT, 'examples', 'ai-sdk', 'run.mjs'),
+};
 /** The floor of the peer range. */
 const AI_FLOOR = '7.0.0';
-const SLOW = 300_000;
-const CHECK = 120_000;
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
-interface Result {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs a command without a shell and collects its output. */
-function run(command: string, args: readonly string[], cwd: string, timeoutMs = SLOW): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      stdout += text;
-    });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-    });
-    const timer = setTimeout(() => {
-      stderr += `\n[killed after ${timeoutMs} ms]`;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ code: null, stdout, stderr: `${stderr}${error.message}` });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function explain(what: string, result: Result): string {
-  const tail = (text: string) => text.trim().split('\n').slice(-40).join('\n');
-  return `${what}: exit ${result.code}\n--- stdout\n${tail(result.stdout)}\n--- stderr\n${tail(result.stderr)}`;
-}
-
 /** The version installed of `name` in `from`'s node_modules. */
-const versionIn = (from: string, name: string): string =>
-  JSON.parse(readFileSync(join(from, 'node_modules', name, 'package.json'), 'utf8')).version;
+const versionIn = (from: string, name: string): string => workspaceVersion(name, from);
 const PACKAGE_DIR = join(ROOT, 'packages', 'ai-sdk');
 
-let skipReason: string | undefined;
-if (NODE_MAJOR < 22) {
-  skipReason = `ai 7 needs Node >= 22 and this is Node ${process.versions.node} (run it with npx -y node@22 node_modules/vitest/vitest.mjs run test/packaging/ai-sdk.test.ts)`;
-} else {
-  const ping = await run('npm', ['ping', '--fetch-retries=0', '--fetch-timeout=20000'], tmpdir(), 30_000);
-  if (ping.code !== 0) skipReason = `npm cannot reach its registry.\n${explain('npm ping', ping)}`;
-}
-if (skipReason !== undefined) console.warn(`\n*** test/packaging/ai-sdk SKIPPED: ${skipReason}\n`);
+const skipReason =
+  NODE_MAJOR < 22
+    ? `ai 7 needs Node >= 22 and this is Node ${process.versions.node} (run it with npx -y node@22 node_modules/vitest/vitest.mjs run test/packaging/ai-sdk.test.ts)`
+    : await registryProblem();
+if (skipReason !== undefined) announceSkip('ai-sdk', skipReason);
 
 describe.skipIf(skipReason !== undefined)(
   'packaging: @llmjson/ai-sdk installed with npm in a fresh project beside ai 7',
   () => {
-    let work = '';
-    const tarballs = new Map<string, string>();
+    const packed = new PackedPackages('ai-sdk', ['core', 'web', 'node', 'ai-sdk']);
     let frameworkFree = false;
-
-    async function project(name: string, packages: readonly string[], peers: readonly string[]): Promise<string> {
-      const folder = join(work, name);
-      mkdirSync(folder);
-      writeFileSync(
-        join(folder, 'package.json'),
-        JSON.stringify({ name: `ai-sdk-${name}`, private: true, type: 'module' }),
-      );
-      for (const file of readdirSync(CONSUMER)) copyFileSync(join(CONSUMER, file), join(folder, file));
-      copyFileSync(EXAMPLE, join(folder, 'run.mjs'));
-      const files = packages.map((p) => tarballs.get(p) ?? '');
-      const install = await run('npm', ['install', '--no-audit', '--no-fund', ...files, ...peers], folder);
-      if (install.code !== 0) throw new Error(explain(`npm install in ${name}`, install));
-      return folder;
-    }
+    const project = (name: string, packages: readonly string[], peers: readonly string[]) =>
+      packed.project(name, packages, peers, FILES);
 
     beforeAll(async () => {
-      for (const name of PACKAGES) {
-        if (!existsSync(join(ROOT, 'packages', name, 'dist', 'index.js'))) {
-          throw new Error(`@llmjson/${name} has no dist/index.js: build first (npx tsc -b; pnpm test does)`);
-        }
-      }
-      work = mkdtempSync(join(tmpdir(), 'llmjson-packaging-ai-sdk-'));
-      const tarballDir = join(work, 'tarballs');
-      mkdirSync(tarballDir);
-      const filters = PACKAGES.flatMap((name) => ['--filter', `@llmjson/${name}`]);
-      const pack = await run(
-        'npx',
-        ['-y', 'pnpm@10', '-r', ...filters, 'pack', '--pack-destination', tarballDir],
-        ROOT,
-      );
-      if (pack.code !== 0) throw new Error(explain('pnpm pack', pack));
-      for (const file of readdirSync(tarballDir)) {
-        const name = /^llmjson-([a-z-]+?)-\d+\.\d+\.\d+.*\.tgz$/.exec(file)?.[1];
-        if (name !== undefined) tarballs.set(name, join(tarballDir, file));
-      }
-      const missing = PACKAGES.filter((name) => !tarballs.has(name));
-      if (missing.length > 0)
-        throw new Error(`pnpm pack made no tarball for ${missing.join(', ')}: ${readdirSync(tarballDir)}`);
+      await packed.pack();
       const plain = await project('plain', ['core', 'web', 'node'], []);
       frameworkFree =
         !existsSync(join(plain, 'node_modules', 'ai')) && !existsSync(join(plain, 'node_modules', '@ai-sdk'));
     }, SLOW);
 
-    afterAll(() => {
-      if (work !== '') rmSync(work, { recursive: true, force: true });
-    }, SLOW);
+    afterAll(() => packed.remove(), SLOW);
 
     it('@llmjson/web and @llmjson/node (with core) install no AI SDK', () => {
       expect(frameworkFree).toBe(true);
@@ -152,25 +72,7 @@ describe.skipIf(skipReason !== undefined)(
     it(
       'the tarball holds README.md, LICENSE and dist, ai as a peer only, and resolved versions',
       async () => {
-        const list = await run('tar', ['tzf', tarballs.get('ai-sdk') ?? ''], work);
-        expect(list.code, explain('tar tzf', list)).toBe(0);
-        const entries = list.stdout.split('\n');
-        for (const file of [
-          'package/README.md',
-          'package/LICENSE',
-          'package/dist/index.js',
-          'package/dist/index.d.ts',
-        ]) {
-          expect(entries, `${file} missing from the tarball`).toContain(file);
-        }
-        expect(entries.filter((entry) => /(^|\/)test\/|\.tsbuildinfo$/.test(entry))).toEqual([]);
-        const extract = await run('tar', ['xzf', tarballs.get('ai-sdk') ?? '', 'package/package.json'], work);
-        expect(extract.code, explain('tar xzf', extract)).toBe(0);
-        const text = readFileSync(join(work, 'package', 'package.json'), 'utf8');
-        expect(text, 'a workspace: or catalog: version left in the packed package.json').not.toMatch(
-          /"(workspace|catalog):/,
-        );
-        const manifest = JSON.parse(text);
+        const manifest = await packed.checkedManifest('ai-sdk');
         expect(manifest.peerDependencies).toEqual({ ai: '>=7.0.0 <8' });
         expect(Object.keys(manifest.dependencies).sort()).toEqual(['@llmjson/core', '@llmjson/web']);
         expect(manifest.sideEffects).toBe(false);
@@ -229,30 +131,6 @@ describe.skipIf(skipReason !== undefined)(
       );
     });
 
-    it(
-      'publint --strict finds nothing',
-      async () => {
-        const result = await run(join(BIN, 'publint'), ['run', tarballs.get('ai-sdk') ?? '', '--strict'], work);
-        expect(result.code, explain('publint', result)).toBe(0);
-      },
-      CHECK,
-    );
-
-    it(
-      'arethetypeswrong (profile esm-only, as decision 019) finds nothing',
-      async () => {
-        const args = [
-          tarballs.get('ai-sdk') ?? '',
-          '--profile',
-          'esm-only',
-          '--no-definitely-typed',
-          '--format',
-          'ascii',
-        ];
-        const result = await run(join(BIN, 'attw'), args, work);
-        expect(result.code, explain('attw --profile esm-only', result)).toBe(0);
-      },
-      CHECK,
-    );
+    tarballLintTests(packed, 'ai-sdk');
   },
 );
