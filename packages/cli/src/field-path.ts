@@ -120,9 +120,10 @@ function valueEnd(text: string, at: number): number {
 
 /**
  * The JSON text of the value at `path` in `json`, exactly as written there, or undefined when
- * there is none or the path goes through an array (only objects are followed). `json` must be a
- * text `JSON.parse` accepts (the caller has parsed it): then, as JSON.parse does, the last of
- * duplicate keys wins, and `JSON.parse` of the answer equals `valueAt(JSON.parse(json), path)`.
+ * there is none or the path goes through an array (only objects are followed). When `json` is a
+ * text `JSON.parse` accepts, then, as JSON.parse does, the last of duplicate keys wins, and
+ * `JSON.parse` of the answer equals `valueAt(JSON.parse(json), path)`. Any other text gets some
+ * answer or undefined, never an exception: the caller checks what it is given.
  * A repeated value can then be recognised by its text, without writing the parsed value out
  * again (batch-schemas.ts looks a record's schema up this way).
  */
@@ -144,7 +145,15 @@ export function rawSpanAt(json: string, path: readonly string[]): readonly [numb
       const keyEnd = stringEnd(json, i);
       if (keyEnd < 0) return undefined;
       const raw = json.slice(i + 1, keyEnd - 1);
-      const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+      let key = raw;
+      if (raw.includes('\\')) {
+        // The line may not be JSON yet (batch-records.ts liftSplit asks first): a bad escape is no answer.
+        try {
+          key = JSON.parse(`"${raw}"`) as string;
+        } catch {
+          return undefined;
+        }
+      }
       i = skipWhitespace(json, keyEnd);
       if (json.charCodeAt(i) !== 0x3a) return undefined;
       const valueStart = skipWhitespace(json, i + 1);

@@ -160,4 +160,20 @@ describe('rawValueAt: a value’s text as the line writes it', () => {
     expect(rawValueAt('{"a": {"b": -1.5e3}}', ['a', 'b'])).toBe('-1.5e3');
     expect(rawValueAt('[1]', ['0'])).toBeUndefined();
   });
+
+  fcTest.prop(
+    [
+      fc.string({ unit: fc.constantFrom('{', '}', '[', ']', '"', '\\', ':', ',', 'x', 'u', '0', ' ') }),
+      fc.array(fc.constantFrom('x', 'u', ''), { minLength: 1, maxLength: 2 }),
+    ],
+    { numRuns: 1000 },
+  )('any text, JSON or not: an answer or undefined, never an exception', (text, path) => {
+    const found = rawValueAt(`{${text}`, path);
+    expect(found === undefined || typeof found === 'string').toBe(true);
+  });
+
+  test('a key with a bad escape (the line is not JSON): undefined, not an exception', () => {
+    expect(rawValueAt('{"\\x":1,"schema":{}}', ['schema'])).toBeUndefined();
+    expect(rawValueAt('{"sch\\u00":1}', ['schema'])).toBeUndefined();
+  });
 });

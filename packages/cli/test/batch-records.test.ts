@@ -581,11 +581,18 @@ describe('a schema parsed apart from its line (what the workers do)', () => {
         expect(apartRest).toEqual(rest);
         expect(JSON.parse(schemaText ?? 'null')).toEqual(wholeSchema);
       }
-      // A line whose schema is not JSON, or whose rest is not: the problem of the whole line.
-      const broken = '{"id":"x","schema":{"type":"object",},"text":"{}"}';
-      expect(liftLine(broken, format, { file: 'f', line: 1 }, { paths, detected: false, splitSchema: true })).toEqual(
-        liftLine(broken, format, { file: 'f', line: 1 }, { paths, detected: false }),
-      );
+      // A line whose schema is not JSON, or whose rest is not (a key with a bad escape too): the
+      // problem of the whole line, never an exception.
+      for (const broken of [
+        '{"id":"x","schema":{"type":"object",},"text":"{}"}',
+        '{"\\x":1,"schema":{},"text":"{}"}',
+        '{"id":"x","schema":{"\\u00":1},"text":"{}"}',
+        '{"sch\\u00":1}',
+      ]) {
+        expect(liftLine(broken, format, { file: 'f', line: 1 }, { paths, detected: false, splitSchema: true })).toEqual(
+          liftLine(broken, format, { file: 'f', line: 1 }, { paths, detected: false }),
+        );
+      }
     }
     expect(split).toBeGreaterThan(20);
   });
