@@ -20,7 +20,7 @@ import { type FieldPaths, parseFieldPaths } from './batch-formats.js';
 import { type JudgeOptions, judgeRecord } from './batch-judge.js';
 import { decodeBlock, forEachLine, isBlankLine } from './batch-lines.js';
 import { type LineLiftOptions, liftLine, splitSchemaAllowed } from './batch-records.js';
-import type { ReportBuilder } from './batch-report.js';
+import type { BatchReport, ReportBuilder, ReportSettings } from './batch-report.js';
 import { RecordSchemas } from './batch-schemas.js';
 import { inShard, type Shard } from './batch-shard.js';
 import type { BatchFormat, BatchRecord, InputProblem, RecordResult } from './batch-types.js';
@@ -31,6 +31,24 @@ export interface BlockContext {
   readonly shard: Shard;
   /** The field paths as given (`--text-field`, …). */
   readonly paths: FieldPaths;
+}
+
+/** A pool worker's `workerData` (batch-pool-worker.ts). */
+export interface PoolWorkerData {
+  readonly context: BlockContext;
+  /** The report's settings (a worker's report is merged into the main thread's). */
+  readonly settings: ReportSettings;
+  /** The name of the run's broadcast channel, on which the main thread asks for the reports. */
+  readonly channel: string;
+}
+
+/** What the main thread posts on the run's channel to ask each worker for its report. */
+export const REPORT_REQUEST = 'report';
+
+/** A worker's answer on the channel: its report, of every block it judged. */
+export interface WorkerReport {
+  readonly worker: number;
+  readonly report: BatchReport;
 }
 
 /** Lines of one JSONL file, whole (batch-lines.ts `readBlocks`). */
@@ -71,6 +89,8 @@ export interface BlockResult {
   readonly judged: number;
   /** Records skipped because `--resume` found them already judged. */
   readonly resumed: number;
+  /** The worker thread that judged the block (and holds its results in its report). */
+  readonly worker?: number;
 }
 
 /** Judges blocks for one run; keeps the compiled per-record schemas across blocks. */

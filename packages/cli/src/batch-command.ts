@@ -34,21 +34,33 @@
  * is escaped and cut (terminal-text.ts, batch-report.ts); the result lines keep them whole.
  */
 
+import { randomUUID } from 'node:crypto';
 import { closeSync, createWriteStream } from 'node:fs';
 import { availableParallelism, constants as osConstants } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { BroadcastChannel } from 'node:worker_threads';
 import type { ClassifyMode } from '@llmjson/contracts';
 import { elementSchemaAt, quoteInput } from '@llmjson/core/internal';
 import cliProgress from 'cli-progress';
 import { Piscina } from 'piscina';
-import { type BlockContext, BlockJudge, type BlockResult, type BlockTask, foldResultLines } from './batch-block.js';
+import {
+  type BlockContext,
+  BlockJudge,
+  type BlockResult,
+  type BlockTask,
+  foldResultLines,
+  type PoolWorkerData,
+  REPORT_REQUEST,
+  type WorkerReport,
+} from './batch-block.js';
 import type { FieldPaths } from './batch-formats.js';
 import type { JudgeOptions } from './batch-judge.js';
 import { countLines, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
 import { inputSize, lineFormat, openRecordsFile, readTexts, scanInputs } from './batch-records.js';
 import {
+  type BatchReport,
   coerceSetting,
   ReportBuilder,
   type ReportSettings,
@@ -105,6 +117,8 @@ function quoteName(text: string): string {
 /** Judges blocks (batch-block.ts), in order: on this thread (`--workers 0`) or in worker threads. */
 interface Judge {
   judge(task: BlockTask): Promise<BlockResult>;
+  /** The reports of the results folded where they were judged (not into the main builder), once every block is in. */
+  reports(): Promise<readonly BatchReport[]>;
   close(): Promise<void>;
 }
 
@@ -112,33 +126,80 @@ function inlineJudge(context: BlockContext, builder: ReportBuilder): Judge {
   const judge = new BlockJudge(context);
   return {
     judge: async (task) => judge.judge(task, builder),
+    reports: async () => [],
     close: async () => {},
   };
 }
+
+/** How long the workers have to send their reports once every block is judged (they are idle then). */
+const REPORTS_TIMEOUT_MS = 60_000;
 
 /**
  * The worker threads (piscina), each given the run's settings once (`workerData`). The worker is
  * loaded from the build (`dist/batch-pool-worker.js`, beside this module once built; from the
  * sources, the built copy), as a worker thread runs plain Node.
  */
-function poolJudge(size: number, context: BlockContext): Judge {
+function poolJudge(size: number, context: BlockContext, settings: ReportSettings): Judge {
+  const name = `llmjson-batch-${process.pid}-${randomUUID()}`;
+  const workerData: PoolWorkerData = { context, settings, channel: name };
+  const channel = new BroadcastChannel(name);
+  channel.unref();
+  // The workers that judged a block, each holding a report of its blocks.
+  const holders = new Set<number>();
   const pool = new Piscina<BlockTask, BlockResult>({
     filename: fileURLToPath(new URL('../dist/batch-pool-worker.js', import.meta.url)),
     minThreads: size,
     maxThreads: size,
     // The next block waits in the worker's queue while it judges one: no round trip between blocks.
     concurrentTasksPerWorker: 2,
+    // A worker waits for its next block on its event loop, not blocked in Atomics.wait: it must
+    // hear the request for its report on the run's channel (poolJudge's `reports`).
+    atomics: 'async',
     // A young generation of 8 MB (V8's default is larger): a run of 1 000 000 records with two
     // workers peaked at 369 MB of RSS with the default, 287 MB with this, at the same speed
     // (benchmarks/README.md, batch-scale).
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
-    workerData: context,
+    workerData,
   });
   return {
-    // A block's bytes are moved to the worker, not copied.
-    judge: (task) =>
-      task.kind === 'lines' ? pool.run(task, { transferList: [task.bytes.buffer as ArrayBuffer] }) : pool.run(task),
-    close: () => pool.destroy(),
+    judge: async (task) => {
+      // A block's bytes are moved to the worker, not copied.
+      const result = await (task.kind === 'lines'
+        ? pool.run(task, { transferList: [task.bytes.buffer as ArrayBuffer] })
+        : pool.run(task));
+      if (result.worker !== undefined) holders.add(result.worker);
+      return result;
+    },
+    reports: () =>
+      new Promise((resolve, reject) => {
+        const reports = new Map<number, BatchReport>();
+        const done = (error?: Error) => {
+          clearTimeout(timer);
+          channel.onmessage = () => {};
+          if (error === undefined) resolve([...reports.values()]);
+          else reject(error);
+        };
+        const timer = setTimeout(() => {
+          const missing = [...holders].filter((worker) => !reports.has(worker));
+          done(
+            new Error(
+              `llmjson batch: worker threads ${missing.join(', ')} did not send their reports within ${REPORTS_TIMEOUT_MS / 1000} s`,
+            ),
+          );
+        }, REPORTS_TIMEOUT_MS);
+        channel.onmessage = (event) => {
+          const answer = (event as MessageEvent).data as WorkerReport;
+          if (!holders.has(answer.worker)) return;
+          reports.set(answer.worker, answer.report);
+          if (reports.size === holders.size) done();
+        };
+        if (holders.size === 0) done();
+        else channel.postMessage(REPORT_REQUEST);
+      }),
+    close: async () => {
+      channel.close();
+      await pool.destroy();
+    },
   };
 }
 
@@ -337,7 +398,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   };
 
   const context: BlockContext = { judge: judgeOptions, shard, paths };
-  const judge = workers === 0 ? inlineJudge(context, builder) : poolJudge(workers, context);
+  const judge = workers === 0 ? inlineJudge(context, builder) : poolJudge(workers, context, settings);
   // From here on, the finally below removes them again.
   for (const signal of signals) process.on(signal, onSignal);
   try {
@@ -416,6 +477,8 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       }
     }
     while (inFlight.length > 0) await flushOne();
+    // An interrupted run writes no report.
+    if (interrupted === undefined) for (const report of await judge.reports()) builder.addReport(report);
   } finally {
     for (const signal of signals) process.off(signal, onSignal);
     await judge.close();

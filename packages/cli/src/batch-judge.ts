@@ -42,7 +42,13 @@
  * strict parse or the coercion the third scoring needs.
  */
 
-import { type ClassifyMode, classifyResponse, isTruncated, parseJsonResponse } from '@llmjson/contracts';
+import {
+  type AnswerStatus,
+  type ClassifyMode,
+  classifyResponse,
+  isTruncated,
+  parseJsonResponse,
+} from '@llmjson/contracts';
 import {
   type CoerceOption,
   type CompiledSchema,
@@ -466,7 +472,41 @@ function documentFailure(context: Context, strict: Outcome): Outcome {
       };
 }
 
-function salvageOutcome(context: Context, strict: Outcome): Outcome {
+/** What salvage needs of classifyResponse's answer. */
+interface Classified {
+  readonly status: AnswerStatus;
+  readonly values: number;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * classifyResponse's json mode for an answer strict did not find valid. classifyResponse would
+ * first parse the whole text again and validate it (a second JSON.parse that throws, with its
+ * stack trace, for every answer in prose or cut off); strict has answered that already: not
+ * valid, or cut. So this starts where classifyResponse goes on: the tolerant parse (fences,
+ * prose, recoveries; schema-directed), then the cut. The property test holds the two equal.
+ */
+function classifyJson(context: Context): Classified {
+  const { text } = context;
+  if (!context.cut) {
+    const tolerant = parseJsonResponse(text, {
+      ...(context.schema === undefined ? {} : { schema: context.schema }),
+      ...(context.discriminator === undefined ? {} : { discriminator: context.discriminator }),
+    });
+    if (tolerant.status === 'succeeded') {
+      return { status: 'salvaged', values: 1, diagnostics: tolerant.diagnostics ?? [] };
+    }
+  }
+  if (context.cut || endsInsideDocument(text)) {
+    // A cut array still has its complete elements.
+    const elements = extractElements(text, {});
+    return { status: 'truncated', values: elements.values.length, diagnostics: elements.diagnostics };
+  }
+  return { status: 'invalid', values: 0, diagnostics: [] };
+}
+
+function classify(context: Context): Classified {
+  if (context.mode === 'json') return classifyJson(context);
   const classified = classifyResponse(context.text, {
     mode: context.mode,
     salvage: true,
@@ -474,7 +514,13 @@ function salvageOutcome(context: Context, strict: Outcome): Outcome {
     ...(context.discriminator === undefined ? {} : { discriminator: context.discriminator }),
     ...(context.cut ? { finishReason: 'length' } : {}),
   });
-  const values = classified.values.length;
+  return { status: classified.status, values: classified.values.length, diagnostics: classified.diagnostics };
+}
+
+/** Only for an answer strict did not find valid (judge reuses strict's outcome for one it did). */
+function salvageOutcome(context: Context, strict: Outcome): Outcome {
+  const classified = classify(context);
+  const values = classified.values;
   const count = classified.diagnostics.length;
   switch (classified.status) {
     case 'valid':

@@ -1,17 +1,47 @@
 /**
  * The worker thread of `llmjson batch --workers N` (a piscina task module): judges one block of
- * the run (batch-block.ts) and answers with its result lines as one text, its report and its
- * input problems. The run's settings come once, as `workerData` (`BlockContext`); each worker
- * keeps its compiled per-record schemas across blocks (one compilation per schema content per
- * worker: batch-schemas.ts).
+ * the run (batch-block.ts) and answers with its result lines as one text and its input problems.
+ * The run's settings come once, as `workerData` (`PoolWorkerData`); each worker keeps its
+ * compiled per-record schemas across blocks (one compilation per schema content per worker:
+ * batch-schemas.ts).
+ *
+ * Each worker also folds its results into a report of its own as it judges them, so the main
+ * thread never reads a result line back: at the end of the run it asks every worker for its
+ * report on the run's broadcast channel (`REPORT_REQUEST`) and merges them, which gives the
+ * one-builder report exactly (batch-report.ts: the fold is commutative). The answer names the
+ * worker (`threadId`), as each block's result does, so the main thread knows whom to wait for.
  */
 
+import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { workerData } from 'piscina';
-import { type BlockContext, BlockJudge, type BlockResult, type BlockTask } from './batch-block.js';
+import {
+  BlockJudge,
+  type BlockResult,
+  type BlockTask,
+  type PoolWorkerData,
+  REPORT_REQUEST,
+  type WorkerReport,
+} from './batch-block.js';
+import { ReportBuilder } from './batch-report.js';
 
 let judge: BlockJudge | undefined;
+let builder: ReportBuilder | undefined;
+let channel: BroadcastChannel | undefined;
 
 export default function judgeBlock(task: BlockTask): BlockResult {
-  judge ??= new BlockJudge(workerData as BlockContext);
-  return judge.judge(task);
+  const data = workerData as PoolWorkerData;
+  judge ??= new BlockJudge(data.context);
+  if (builder === undefined) {
+    const own = new ReportBuilder(data.settings);
+    builder = own;
+    channel = new BroadcastChannel(data.channel);
+    // The pool keeps the worker alive; the channel must not.
+    channel.unref();
+    channel.onmessage = (event) => {
+      if ((event as MessageEvent).data !== REPORT_REQUEST) return;
+      const answer: WorkerReport = { worker: threadId, report: own.report() };
+      channel?.postMessage(answer);
+    };
+  }
+  return { ...judge.judge(task, builder), worker: threadId };
 }

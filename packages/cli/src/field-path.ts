@@ -70,13 +70,17 @@ export function valueAt(value: unknown, path: readonly string[]): unknown {
 
 /** The index just past the JSON string whose opening quote is at `at` (-1 when it never closes). */
 function stringEnd(text: string, at: number): number {
-  const length = text.length;
-  for (let i = at + 1; i < length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 0x5c) i++;
-    else if (code === 0x22) return i + 1;
+  // From quote to quote (indexOf, not a character loop: a batch line's schema and text are mostly
+  // strings); a quote after an odd run of backslashes is escaped.
+  let from = at + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) return -1;
+    let before = quote - 1;
+    while (before > at && text.charCodeAt(before) === 0x5c) before--;
+    if ((quote - 1 - before) % 2 === 0) return quote + 1;
+    from = quote + 1;
   }
-  return -1;
 }
 
 function skipWhitespace(text: string, at: number): number {

@@ -66,6 +66,27 @@ describe('batch', () => {
     }
   });
 
+  test('the report is the same with any number of workers (each worker folds its own results; they are merged)', async () => {
+    const dir = workspace();
+    const report = async (workers: string) => {
+      const file = `report-${workers}.json`;
+      const r = await cli(
+        ['batch', 'run.jsonl', '--schema', 'n.schema.json', '--workers', workers, '--report', file],
+        dir,
+      );
+      expect(r.code, `--workers ${workers}`).toBe(0);
+      return JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    };
+    const inline = await report('0');
+    // Every part a worker folds: counts per model and scoring, keywords, paths, examples, problems.
+    expect(inline.totals.records).toBe(1000);
+    expect(inline.models.map((m: { model: string }) => m.model)).toEqual(['large', 'small']);
+    expect(inline.totals.keywords.length).toBeGreaterThan(0);
+    expect(inline.totals.examples.length).toBeGreaterThan(0);
+    expect(inline.skippedInputLines).toBe(1);
+    for (const workers of ['1', '2']) expect(await report(workers), `--workers ${workers}`).toEqual(inline);
+  });
+
   test('--report (repeatable) writes JSON, markdown and HTML by the extension; --out writes the results; --no-salvage; fields by path', async () => {
     const dir = workspace();
     const r = await cli(

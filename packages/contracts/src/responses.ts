@@ -277,10 +277,16 @@ function parseJson(text: string, options: ParseJsonOptions): JsonOutcome {
       : { coerce: options.coerce, coerceWith: NODE_DEFAULTS.coerceWith };
   if (options.tolerate === 'none') {
     let json: unknown;
+    // No stack trace for the exception (its message is all that is used): most of what a failing
+    // JSON.parse costs is capturing the stack, about 7 of its 10 µs on Node 20.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     try {
       json = JSON.parse(text);
     } catch (error) {
       return failure(FailureDetail.notJson, `the answer is not one JSON document: ${(error as Error).message}`);
+    } finally {
+      Error.stackTraceLimit = limit;
     }
     // The depth guard comes before validation: a recursive schema makes the validator recurse.
     if (mayExceedDepth(text.length, maxDepth) && depthExceeds(json, maxDepth)) return tooDeep(maxDepth, 'the answer');
