@@ -6,10 +6,9 @@
  *
  * So the main thread reads, counts positions, writes and folds the result lines into the report;
  * parsing every line, lifting it out of its format, looking up its schema and judging it happen
- * here, in parallel (docs/decisions/042). The report is folded on the main thread from the lines
- * (`foldResultLines`) rather than sent as a report per block: a block's report cost the worker
- * more to build and to send (about 120 µs a block of 130 records, for the copy alone) than
- * reading 130 short lines back costs the main thread.
+ * here, in parallel (docs/decisions/042). The results are folded into the report where they are
+ * judged (`judge`'s builder: each worker's own, merged at the end of the run; the main thread's
+ * with `--workers 0`), so the main thread never reads a result line back.
  *
  * A block is judged the way `readRecords` reads a file (the same `forEachLine`, `isBlankLine` and
  * `liftLine`), from the position and line number its first line has in the run: positions depend
@@ -23,7 +22,7 @@ import { type LineLiftOptions, liftLine, splitSchemaAllowed } from './batch-reco
 import type { BatchReport, ReportBuilder, ReportSettings } from './batch-report.js';
 import { RecordSchemas } from './batch-schemas.js';
 import { inShard, type Shard } from './batch-shard.js';
-import type { BatchFormat, BatchRecord, InputProblem, RecordResult } from './batch-types.js';
+import type { BatchFormat, BatchRecord, InputProblem } from './batch-types.js';
 
 /** What stays the same for every block of a run (a worker's `workerData`). */
 export interface BlockContext {
@@ -82,8 +81,6 @@ export type BlockTask = LinesTask | RecordsTask;
 export interface BlockResult {
   /** The result lines, each ending with a line break, in position order. */
   readonly text: string;
-  /** Whether the results are in the report already (`judge` was given the builder). */
-  readonly folded: boolean;
   readonly problems: readonly InputProblem[];
   /** Records judged. */
   readonly judged: number;
@@ -108,21 +105,20 @@ export class BlockJudge {
     this.liftOptions = { paths, detected: false, splitSchema: splitSchemaAllowed(paths) };
   }
 
-  /** Judges `task`; with `builder` (the main thread's own, `--workers 0`), also folds the results into it. */
-  judge(task: BlockTask, builder?: ReportBuilder): BlockResult {
-    const folded = builder !== undefined;
+  /** Judges `task`, folding its results into `builder`. */
+  judge(task: BlockTask, builder: ReportBuilder): BlockResult {
     // Built by concatenation: Array.prototype.join costs about 1 µs a line, as much as writing it.
     let text = '';
     let judged = 0;
     const one = (record: BatchRecord) => {
       const result = judgeRecord(record, this.context.judge, this.schemas);
-      builder?.add(result);
+      builder.add(result);
       text += `${JSON.stringify(result)}\n`;
       judged++;
     };
     if (task.kind === 'records') {
       for (const record of task.records) one(record);
-      return { text, folded, problems: [], judged, resumed: 0 };
+      return { text, problems: [], judged, resumed: 0 };
     }
     const { file, format } = task;
     const lines = task.text ?? decodeBlock(task.bytes);
@@ -151,16 +147,6 @@ export class BlockJudge {
       }
       one({ index, ...lifted.record });
     });
-    return { text, folded, problems, judged, resumed };
-  }
-}
-
-/** Folds result lines (`BlockResult.text`) into `builder`, as the lines of `--out` are folded on `--resume`. */
-export function foldResultLines(builder: ReportBuilder, text: string): void {
-  let at = 0;
-  while (at < text.length) {
-    const end = text.indexOf('\n', at);
-    builder.add(JSON.parse(text.slice(at, end)) as RecordResult);
-    at = end + 1;
+    return { text, problems, judged, resumed };
   }
 }

@@ -10,9 +10,9 @@
  *
  * - The input is streamed: memory stays flat on a file of any size. JSONL inputs are read in
  *   blocks of whole lines (batch-lines.ts); this thread counts their positions and hands each
- *   block to a worker, which parses and judges its lines (batch-block.ts); the result lines come
- *   back as one text per block, written as it is and folded into the report here
- *   (docs/decisions/042-batch-blocks.md).
+ *   block to a worker, which parses and judges its lines and folds them into a report of its own
+ *   (batch-block.ts); the result lines come back as one text per block, written as it is, and
+ *   the workers' reports are merged at the end (docs/decisions/042-batch-blocks.md).
  * - The result lines are the unit of truth: the report is a fold over them and the input
  *   problems. `--shard k/n` judges only its positions (and counts only its problems); `--resume`
  *   folds the lines already in `--out`, skips their positions and appends the rest, so a resumed
@@ -50,7 +50,6 @@ import {
   BlockJudge,
   type BlockResult,
   type BlockTask,
-  foldResultLines,
   type PoolWorkerData,
   REPORT_REQUEST,
   type WorkerReport,
@@ -117,7 +116,7 @@ function quoteName(text: string): string {
 /** Judges blocks (batch-block.ts), in order: on this thread (`--workers 0`) or in worker threads. */
 interface Judge {
   judge(task: BlockTask): Promise<BlockResult>;
-  /** The reports of the results folded where they were judged (not into the main builder), once every block is in. */
+  /** The reports the workers folded their results into (none inline), once every block is in. */
   reports(): Promise<readonly BatchReport[]>;
   close(): Promise<void>;
 }
@@ -370,7 +369,6 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   // A block's result lines come as one text and go out in one write: a write per line costs a
   // system call each when stdout is a file (Node writes files synchronously).
   const take = async (result: BlockResult) => {
-    if (!result.folded) foldResultLines(builder, result.text);
     for (const problem of result.problems) {
       builder.addProblem(problem);
       io.stderr.write(

@@ -5,7 +5,7 @@
  * batch.test.ts (`--workers 2` gives the lines of `--workers 0`).
  */
 import { describe, expect, test } from 'vitest';
-import { BlockJudge, type BlockResult, foldResultLines, type LinesTask } from '../src/batch-block.js';
+import { BlockJudge, type BlockResult, type LinesTask } from '../src/batch-block.js';
 import { ReportBuilder, type ReportSettings } from '../src/batch-report.js';
 
 const settings: ReportSettings = {
@@ -57,7 +57,8 @@ const ids = (result: BlockResult) =>
 
 describe('batch worker: a block of lines', () => {
   test('positions from the block’s first, line numbers from its first line; problems by line; results in order', () => {
-    const result = judge().judge(task(10, 101));
+    const builder = new ReportBuilder(settings);
+    const result = judge().judge(task(10, 101), builder);
     const lines = result.text
       .trimEnd()
       .split('\n')
@@ -73,21 +74,18 @@ describe('batch worker: a block of lines', () => {
       { index: 11, file: '/work/in.jsonl', line: 103, message: expect.stringMatching(/^not JSON: /) },
     ]);
     expect(result.judged).toBe(3);
-    expect(result.folded).toBe(false);
-    // The report folded from the lines is the report of the results themselves.
+    // The results folded as they were judged are the result lines written.
     const fromLines = new ReportBuilder(settings);
-    foldResultLines(fromLines, result.text);
-    const direct = new ReportBuilder(settings);
-    expect(judge().judge(task(10, 101), direct).folded).toBe(true);
-    expect(fromLines.report()).toEqual(direct.report());
-    expect(direct.report().totals.records).toBe(3);
+    for (const line of lines) fromLines.add(line);
+    expect(builder.report()).toEqual(fromLines.report());
+    expect(builder.report().totals.records).toBe(3);
   });
 
   test('--resume: the finished positions are skipped and counted; --shard: other positions are not read', () => {
-    const resumed = judge().judge(task(0, 1, [0, 3]));
+    const resumed = judge().judge(task(0, 1, [0, 3]), new ReportBuilder(settings));
     expect(ids(resumed)).toEqual(['b']);
     expect(resumed.resumed).toBe(2);
-    const shard = judge({ index: 1, count: 2 }).judge(task(0, 1));
+    const shard = judge({ index: 1, count: 2 }).judge(task(0, 1), new ReportBuilder(settings));
     // Positions 1 (the line that is not JSON) and 3 (c) are this shard's.
     expect(ids(shard)).toEqual(['c']);
     expect(shard.problems.map((p) => p.index)).toEqual([1]);
