@@ -302,7 +302,10 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   }
 
   const cores = availableParallelism();
-  let workers = flags.workers ?? Math.max(1, cores - 1);
+  // One worker per core: the main thread only reads, counts lines and writes, so it needs no
+  // core of its own (docs/decisions/042, addendum: on 2 cores, 2 workers ran 1.13× the script
+  // and 1 worker 0.76×).
+  let workers = flags.workers ?? Math.max(1, cores);
   if (workers > cores) {
     io.stderr.write(
       `llmjson batch: --workers ${workers} is more than the ${cores} ${cores === 1 ? 'core' : 'cores'} of this machine: using ${cores}\n`,
