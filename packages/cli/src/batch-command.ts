@@ -155,8 +155,9 @@ function poolJudge(size: number, context: BlockContext, settings: ReportSettings
     // hear the request for its report on the run's channel (poolJudge's `reports`).
     atomics: 'async',
     // A young generation of 8 MB (V8's default is larger): a run of 1 000 000 records with two
-    // workers peaked at 369 MB of RSS with the default, 287 MB with this, at the same speed
-    // (benchmarks/README.md, batch-scale).
+    // workers peaked at 369 MB of RSS with the default, 287 MB with this (benchmarks/README.md,
+    // batch-scale). Measured again (decision 042, addendum): 16 MB or the default are within the
+    // noise in speed, at 30–40 MB more.
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     workerData,
   });
