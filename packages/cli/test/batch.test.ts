@@ -87,6 +87,32 @@ describe('batch', () => {
     for (const workers of ['1', '2']) expect(await report(workers), `--workers ${workers}`).toEqual(inline);
   });
 
+  test("model names a model may choose (__proto__, constructor) survive the workers' reports and their merge", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-'));
+    const names = ['__proto__', 'constructor', 'toString', 'm'];
+    const lines = Array.from({ length: 400 }, (_, i) =>
+      JSON.stringify({ id: '__proto__', model: names[i % 4], text: i % 3 === 0 ? '{"n": "x"}' : '{"n": 1}' }),
+    );
+    writeFileSync(join(dir, 'r.jsonl'), `${lines.join('\n')}\n`);
+    writeFileSync(join(dir, 'n.schema.json'), JSON.stringify(SCHEMA));
+    const reports = [];
+    for (const workers of ['0', '2']) {
+      const r = await cli(
+        ['batch', 'r.jsonl', '--schema', 'n.schema.json', '--workers', workers, '--report', `${workers}.json`],
+        dir,
+      );
+      expect(r.code, `--workers ${workers}`).toBe(0);
+      reports.push(JSON.parse(readFileSync(join(dir, `${workers}.json`), 'utf8')));
+    }
+    expect(reports[0].models.map((m: { model: string; records: number }) => [m.model, m.records])).toEqual([
+      ['__proto__', 100],
+      ['constructor', 100],
+      ['m', 100],
+      ['toString', 100],
+    ]);
+    expect(reports[1]).toEqual(reports[0]);
+  });
+
   test('--report (repeatable) writes JSON, markdown and HTML by the extension; --out writes the results; --no-salvage; fields by path', async () => {
     const dir = workspace();
     const r = await cli(
