@@ -55,8 +55,6 @@ export interface LinesTask {
   readonly kind: 'lines';
   /** The block's bytes (moved to the worker: the buffer is its own). */
   readonly bytes: Uint8Array;
-  /** Its text, when judged on the thread that decoded it already. */
-  readonly text?: string;
   /** The file's path, as problems name it and the BFCL / lm-eval formats read the model from it. */
   readonly file: string;
   /** The file's format (undefined: no record yet in the file, so every item here is a problem). */
@@ -79,8 +77,12 @@ export interface RecordsTask {
 export type BlockTask = LinesTask | RecordsTask;
 
 export interface BlockResult {
-  /** The result lines, each ending with a line break, in position order. */
-  readonly text: string;
+  /**
+   * The result lines, each ending with a line break, in position order: as text where judged
+   * (`BlockJudge`), as UTF-8 from a worker thread (batch-pool-worker.ts), whose buffer is moved to
+   * the main thread, which writes it as it is.
+   */
+  readonly text: string | Uint8Array;
   readonly problems: readonly InputProblem[];
   /** Records judged. */
   readonly judged: number;
@@ -88,6 +90,11 @@ export interface BlockResult {
   readonly resumed: number;
   /** The worker thread that judged the block (and holds its results in its report). */
   readonly worker?: number;
+}
+
+/** A block as `BlockJudge` gives it: its result lines as text. */
+export interface JudgedBlock extends BlockResult {
+  readonly text: string;
 }
 
 /** Judges blocks for one run; keeps the compiled per-record schemas across blocks. */
@@ -106,7 +113,7 @@ export class BlockJudge {
   }
 
   /** Judges `task`, folding its results into `builder`. */
-  judge(task: BlockTask, builder: ReportBuilder): BlockResult {
+  judge(task: BlockTask, builder: ReportBuilder): JudgedBlock {
     // Built by concatenation: Array.prototype.join costs about 1 µs a line, as much as writing it.
     let text = '';
     let judged = 0;
@@ -121,7 +128,7 @@ export class BlockJudge {
       return { text, problems: [], judged, resumed: 0 };
     }
     const { file, format } = task;
-    const lines = task.text ?? decodeBlock(task.bytes);
+    const lines = decodeBlock(task.bytes);
     const shard = this.context.shard;
     const liftOptions = task.detected ? { ...this.liftOptions, detected: true } : this.liftOptions;
     const finished = task.finished ?? [];

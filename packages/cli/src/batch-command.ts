@@ -56,7 +56,7 @@ import {
 } from './batch-block.js';
 import type { FieldPaths } from './batch-formats.js';
 import type { JudgeOptions } from './batch-judge.js';
-import { countLines, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
+import { decodeBlock, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
 import { inputSize, lineFormat, openRecordsFile, readTexts, scanInputs } from './batch-records.js';
 import {
   type BatchReport,
@@ -352,7 +352,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   let judged = 0;
   let matchedResumed = 0;
 
-  const write = async (line: string) => {
+  const write = async (line: string | Uint8Array) => {
     // Checked before reading, so only a change since (a full disk, a file made read-only).
     if (outError !== undefined) {
       throw new UsageError(`--out ${quoteInput(flags.out ?? '')}: cannot write the results (${fileProblem(outError)})`);
@@ -381,7 +381,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     }
     judged += result.judged;
     matchedResumed += result.resumed;
-    if (result.text !== '') await write(result.text);
+    if (result.text.length > 0) await write(result.text);
     if (bar !== undefined) {
       const seconds = (performance.now() - started) / 1000;
       bar.update(bytes, { records: judged, rate: Math.round(judged / Math.max(seconds, 0.001)) });
@@ -440,10 +440,11 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       let line = 1;
       const { fd } = openRecordsFile(input);
       try {
-        for await (const { bytes, text } of readBlocks(fd, onBytes)) {
+        for await (const block of readBlocks(fd, onBytes)) {
           if (stopped()) break reading;
           if (!told) {
             // The file's first record tells its format (or, with --format, is where it is told).
+            const text = decodeBlock(block.bytes);
             forEachLine(text, (start, end) => {
               if (told || isBlankLine(text, start, end)) return;
               const found = lineFormat(text.slice(start, end));
@@ -453,17 +454,14 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
               toldFormat(file, format, flags.format === undefined);
             });
           }
-          const count = countLines(text);
           let done: number[] | undefined;
           if (finished !== undefined) {
             done = [];
-            for (let p = index; p < index + count.positions; p++) if (finished.has(p)) done.push(p);
+            for (let p = index; p < index + block.positions; p++) if (finished.has(p)) done.push(p);
           }
           await send({
             kind: 'lines',
-            bytes,
-            // Judged here (--workers 0): the text decoded already.
-            ...(workers === 0 ? { text } : {}),
+            bytes: block.bytes,
             file,
             format,
             detected: flags.format === undefined,
@@ -471,8 +469,8 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
             line,
             ...(done === undefined || done.length === 0 ? {} : { finished: done }),
           });
-          index += count.positions;
-          line += count.lines;
+          index += block.positions;
+          line += block.lines;
         }
       } finally {
         closeSync(fd);

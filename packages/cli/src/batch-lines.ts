@@ -1,18 +1,19 @@
 /**
- * The lines of a JSONL input of `llmjson batch`, read in blocks: the file is read a block of
- * about `BLOCK_BYTES` at a time, each block cut after its last line break and decoded once, so
- * a block is whole lines of text. The main thread counts each block's positions (its non-blank
- * lines) and hands the block, as text, to a worker, which splits it again the same way and does
- * everything else (parse, lift, judge, fold). Counting lines is all the main thread does per
- * line, so it never becomes the bottleneck however many workers there are (docs/decisions/042).
+ * The lines of a JSONL input of `llmjson batch`, read in blocks: each block is about
+ * `BLOCK_BYTES` of the file, cut after its last line feed, so a block is whole lines. The main
+ * thread counts each block's lines and positions (its non-blank lines) on the bytes, without
+ * decoding them, and hands the bytes to a worker, which decodes them, splits the lines again the
+ * same way and does everything else (parse, lift, judge, fold). Counting lines is all the main
+ * thread does per line, so it never becomes the bottleneck however many workers there are
+ * (docs/decisions/042).
  *
  * Lines are those `node:readline` gives (what `llmjson batch` always read with): a line ends at
  * `\n`, `\r\n` or a lone `\r`; a file's last line needs no line break; a byte-order mark before
  * the first line is read as nothing. A line is blank when `String.prototype.trim` leaves
  * nothing; every other line is an item of the run and takes the next position.
  *
- * Memory: one block at a time per reader (a line longer than a block grows it until the line
- * ends, as readline's buffer would; the next block is of the usual size again).
+ * Memory: one read buffer of `BLOCKS_PER_READ` blocks per reader, and each block handed out (a
+ * line longer than the buffer grows it until the line ends, as readline's buffer would).
  */
 
 import { isAscii } from 'node:buffer';
@@ -83,62 +84,131 @@ function readInto(fd: number, buffer: Buffer, offset: number): Promise<number> {
   });
 }
 
-/** A block of whole lines: its bytes (a buffer of its own, to hand to a worker) and its text. */
-export interface LineBlock {
+/**
+ * A block of whole lines: its bytes (a buffer of its own, to hand to a worker) and how many lines
+ * and positions it holds (`countBlockLines`). Its text, where it is needed, is `decodeBlock(bytes)`.
+ */
+export interface LineBlock extends LineCount {
   readonly bytes: Buffer;
-  readonly text: string;
 }
 
 /**
  * The text of a block's bytes, as UTF-8 (an invalid byte is U+FFFD, as readline reads it). Pure
- * ASCII, the usual case, is copied as it is, which is many times faster than decoding UTF-8: the
- * main thread decodes each block to count its lines, and the worker again to judge them.
+ * ASCII, the usual case, is copied as it is, which is many times faster than decoding UTF-8.
  */
 export function decodeBlock(bytes: Uint8Array): string {
-  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const buffer = asBuffer(bytes);
   return buffer.toString(isAscii(buffer) ? 'latin1' : 'utf8');
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/**
+ * `countLines(decodeBlock(bytes))`, counted on the bytes: a line feed is never part of a UTF-8
+ * sequence, so lines are found without decoding, and a line is decoded only when its first byte
+ * that is not ASCII whitespace is not ASCII (it may be whitespace `trim()` removes, such as
+ * U+00A0). A block with a carriage return (a line may end at a lone `\r`) is decoded and counted
+ * as text.
+ */
+export function countBlockLines(bytes: Uint8Array): LineCount {
+  const buffer = asBuffer(bytes);
+  if (buffer.indexOf(CARRIAGE_RETURN) >= 0) return countLines(decodeBlock(buffer));
+  let lines = 0;
+  let positions = 0;
+  let at = 0;
+  const length = buffer.length;
+  while (at < length) {
+    let end = buffer.indexOf(LINE_FEED, at);
+    if (end < 0) end = length;
+    lines++;
+    if (!isBlankBytes(buffer, at, end)) positions++;
+    at = end + 1;
+  }
+  return { lines, positions };
+}
+
+function isBlankBytes(buffer: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const byte = buffer[i] as number;
+    if (byte === 0x20 || (byte >= 0x09 && byte <= 0x0d)) continue;
+    if (byte < 0x80) return false;
+    return buffer.toString('utf8', i, end).trim() === '';
+  }
+  return true;
 }
 
 const BOM = [0xef, 0xbb, 0xbf];
 
+/** How many blocks' worth of bytes are read at a time (one read, then cut into blocks). */
+const BLOCKS_PER_READ = 16;
+
 /**
  * The file open as `fd`, in blocks of whole lines (see the file comment), each in a buffer of its
- * own; a byte-order mark at the start of the file is left out. `onBytes` is told the bytes of each
- * block. The caller closes `fd`.
+ * own with its line count; a byte-order mark at the start of the file is left out. `onBytes` is
+ * told the bytes of each block. The caller closes `fd`.
+ *
+ * The file is read `BLOCKS_PER_READ` blocks at a time into one buffer, kept for the whole file,
+ * and each block is copied out of it: reading each block into a new buffer cost three times the
+ * system time (page faults on fresh memory), and a read per block a trip to libuv's thread pool
+ * each (docs/decisions/042, addendum).
  */
 export async function* readBlocks(
   fd: number,
   onBytes: (bytes: number) => void = () => {},
   blockBytes: number = BLOCK_BYTES,
 ): AsyncGenerator<LineBlock> {
-  let buffer = Buffer.allocUnsafeSlow(blockBytes);
+  let buffer = Buffer.allocUnsafeSlow(blockBytes * BLOCKS_PER_READ);
+  // The bytes read and not yet handed out are buffer[start, filled).
+  let start = 0;
   let filled = 0;
   let first = true;
+  let end = false;
   for (;;) {
+    if (first && (filled >= BOM.length || end)) {
+      first = false;
+      if (filled >= BOM.length && BOM.every((b, i) => buffer[i] === b)) {
+        start = BOM.length;
+        onBytes(BOM.length);
+      }
+    }
+    // Blocks of about blockBytes, each cut after its last line feed (the file's last block
+    // whatever it ends with); less than a block's bytes waits for the next read.
+    while (!first && start < filled && (end || filled - start > blockBytes)) {
+      let cut = filled;
+      if (filled - start > blockBytes) {
+        cut = buffer.lastIndexOf(LINE_FEED, start + blockBytes - 1) + 1;
+        if (cut <= start) {
+          // A line longer than a block: the block is that line, to its end.
+          const next = buffer.subarray(0, filled).indexOf(LINE_FEED, start + blockBytes);
+          if (next < 0 && !end) break;
+          cut = next < 0 ? filled : next + 1;
+        }
+      }
+      const bytes = Buffer.allocUnsafeSlow(cut - start);
+      buffer.copy(bytes, 0, start, cut);
+      start = cut;
+      onBytes(bytes.length);
+      yield { bytes, ...countBlockLines(bytes) };
+    }
+    if (end) return;
+    if (start > 0) {
+      buffer.copy(buffer, 0, start, filled);
+      filled -= start;
+      start = 0;
+    }
     if (filled === buffer.length) {
-      // A line longer than the block: read on until it ends.
+      // A line longer than the buffer: read on until it ends.
       const bigger = Buffer.allocUnsafeSlow(buffer.length * 2);
       buffer.copy(bigger, 0, 0, filled);
       buffer = bigger;
     }
     const got = await readInto(fd, buffer, filled);
-    const end = got === 0;
+    end = got === 0;
     filled += got;
-    const cut = end ? filled : buffer.lastIndexOf(10, filled - 1) + 1;
-    if (cut === 0) {
-      if (end) return;
-      continue;
-    }
-    let bytes = buffer.subarray(0, cut);
-    if (first && cut >= 3 && BOM.every((b, i) => bytes[i] === b)) bytes = bytes.subarray(3);
-    first = false;
-    // The rest (a line not yet ended) starts the next block's buffer.
-    const next = Buffer.allocUnsafeSlow(Math.max(blockBytes, (filled - cut) * 2));
-    buffer.copy(next, 0, cut, filled);
-    filled -= cut;
-    buffer = next;
-    onBytes(cut);
-    if (bytes.length > 0) yield { bytes, text: decodeBlock(bytes) };
-    if (end) return;
   }
 }

@@ -13,7 +13,7 @@
  */
 
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { workerData } from 'piscina';
+import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import {
   BlockJudge,
   type BlockResult,
@@ -43,5 +43,15 @@ export default function judgeBlock(task: BlockTask): BlockResult {
       channel?.postMessage(answer);
     };
   }
-  return { ...judge.judge(task, builder), worker: threadId };
+  const result = judge.judge(task, builder);
+  // The result lines as UTF-8 in a buffer of their own, moved to the main thread rather than
+  // cloned: the main thread would encode the text to write it anyway, and a clone of a block's
+  // 27 KB of text cost both threads a copy (docs/decisions/042, addendum).
+  const bytes = encoder.encode(result.text);
+  return move({
+    [transferableSymbol]: bytes.buffer,
+    [valueSymbol]: { ...result, text: bytes, worker: threadId } satisfies BlockResult,
+  }) as unknown as BlockResult;
 }
+
+const encoder = new TextEncoder();

@@ -32,7 +32,7 @@ import {
   parseFieldPaths,
   type RecordSource,
 } from './batch-formats.js';
-import { forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
+import { decodeBlock, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
 import type { BatchFormat, BatchRecord, InputProblem } from './batch-types.js';
 import { UsageError } from './exit-codes.js';
 import { rawSpanAt } from './field-path.js';
@@ -332,7 +332,8 @@ export async function* readRecords(
     let told = false;
     let lineNumber = 0;
     try {
-      for await (const { text } of readBlocks(fd, onBytes)) {
+      for await (const { bytes } of readBlocks(fd, onBytes)) {
+        const text = decodeBlock(bytes);
         const items: ({ problem: InputProblem } | { record: BatchRecord })[] = [];
         forEachLine(text, (start, end) => {
           lineNumber++;

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { test as fcTest } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { countLines, decodeBlock, forEachLine, isBlankLine, readBlocks } from '../src/batch-lines.js';
+import { countBlockLines, countLines, decodeBlock, forEachLine, isBlankLine, readBlocks } from '../src/batch-lines.js';
 import { rawValueAt, valueAt } from '../src/field-path.js';
 
 async function readlineLines(bytes: Buffer): Promise<string[]> {
@@ -32,9 +32,10 @@ async function blockLines(bytes: Buffer, blockBytes: number): Promise<{ lines: s
   const lines: string[] = [];
   let counted = 0;
   try {
-    for await (const { bytes: block, text } of readBlocks(fd, () => {}, blockBytes)) {
-      expect(decodeBlock(block)).toBe(text);
-      counted += countLines(text).positions;
+    for await (const { bytes: block, lines: blockLines, positions } of readBlocks(fd, () => {}, blockBytes)) {
+      const text = decodeBlock(block);
+      expect({ lines: blockLines, positions }).toEqual(countLines(text));
+      counted += positions;
       forEachLine(text, (start, end) => lines.push(text.slice(start, end)));
     }
   } finally {
@@ -75,6 +76,42 @@ describe('batch lines: blocks of whole lines', () => {
       expect(counted).toBe(expected.filter((line) => line.trim() !== '').length);
     },
   );
+
+  fcTest.prop(
+    [
+      fc.array(
+        fc.oneof(
+          pieces.map((piece) => Buffer.from(piece)),
+          fc.uint8Array({ maxLength: 4 }).map((b) => Buffer.from(b)),
+        ),
+        { maxLength: 40 },
+      ),
+    ],
+    { numRuns: 300 },
+  )('counted on the bytes, any block has the lines and positions of its decoded text', (parts) => {
+    const bytes = Buffer.concat(parts);
+    expect(countBlockLines(bytes)).toEqual(countLines(decodeBlock(bytes)));
+  });
+
+  test('the bytes read and handed out add up to the file, a byte-order mark included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-lines-'));
+    const file = join(dir, 'in.jsonl');
+    const whole = Buffer.from(`\ufeff${'{"a":1}\n'.repeat(50)}{"b":2}`);
+    writeFileSync(file, whole);
+    const fd = openSync(file, 'r');
+    let told = 0;
+    let handed = 0;
+    try {
+      for await (const { bytes } of readBlocks(fd, (n) => (told += n), 16)) {
+        expect(bytes.length).toBeGreaterThan(0);
+        handed += bytes.length;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    expect(told).toBe(whole.length);
+    expect(handed).toBe(whole.length - 3);
+  });
 
   test('an invalid UTF-8 byte reads as U+FFFD, as readline reads it', async () => {
     const bytes = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff, 0xc3]), Buffer.from('"}\n{}\n')]);

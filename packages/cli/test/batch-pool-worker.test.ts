@@ -5,7 +5,7 @@
  * batch.test.ts (`--workers 2` gives the lines of `--workers 0`).
  */
 import { describe, expect, test } from 'vitest';
-import { BlockJudge, type BlockResult, type LinesTask } from '../src/batch-block.js';
+import { BlockJudge, type JudgedBlock, type LinesTask } from '../src/batch-block.js';
 import { ReportBuilder, type ReportSettings } from '../src/batch-report.js';
 
 const settings: ReportSettings = {
@@ -49,7 +49,7 @@ function task(index: number, line: number, finished?: number[]): LinesTask {
   };
 }
 
-const ids = (result: BlockResult) =>
+const ids = (result: JudgedBlock) =>
   result.text
     .trimEnd()
     .split('\n')
