@@ -97,8 +97,16 @@ export interface BatchFlags extends SchemaFlags {
   readonly progress?: boolean;
 }
 
-/** Each worker's young generation, in MB (see poolJudge). */
-const WORKER_YOUNG_GENERATION_MB = 8;
+/**
+ * The workers' young generations, in MB: 16 shared among them, 8 at least each (see poolJudge).
+ */
+const YOUNG_GENERATION_BUDGET_MB = 16;
+const MIN_YOUNG_GENERATION_MB = 8;
+
+/** A worker's young generation, in MB, when `workers` share the budget. */
+export function workerYoungGenerationMb(workers: number): number {
+  return Math.max(MIN_YOUNG_GENERATION_MB, Math.floor(YOUNG_GENERATION_BUDGET_MB / Math.max(1, workers)));
+}
 
 /** `.txt` responses per task sent to a worker (JSONL inputs go in blocks of lines: batch-lines.ts). */
 const RECORDS_PER_TASK = 200;
@@ -154,11 +162,12 @@ function poolJudge(size: number, context: BlockContext, settings: ReportSettings
     // A worker waits for its next block on its event loop, not blocked in Atomics.wait: it must
     // hear the request for its report on the run's channel (poolJudge's `reports`).
     atomics: 'async',
-    // A young generation of 8 MB (V8's default is larger): a run of 1 000 000 records with two
-    // workers peaked at 369 MB of RSS with the default, 287 MB with this (benchmarks/README.md,
-    // batch-scale). Measured again (decision 042, addendum): 16 MB or the default are within the
-    // noise in speed, at 30–40 MB more.
-    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    // A young generation of 16 MB shared by the workers, 8 MB at least each (V8's default is
+    // larger): a run of 1 000 000 records with two workers peaked at 369 MB of RSS with the
+    // default, 255–292 MB with 8 MB each, 287 MB with 16 MB each (benchmarks/README.md,
+    // batch-scale). One worker with 16 MB scavenges half as often as with 8 (654 scavenges,
+    // 563 ms, against 1 313 and 796 ms: decision 042, second addendum).
+    resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(size) },
     workerData,
   });
   return {

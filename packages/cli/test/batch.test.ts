@@ -15,6 +15,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../../../test/support/cli.js';
+import { workerYoungGenerationMb } from '../src/batch-command.js';
 
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
@@ -446,6 +447,10 @@ describe('batch --workers', () => {
     expect(many.err.slice(note.length)).toBe(inline.err);
     const help = await cli(['batch', '--help'], dir);
     expect(help.out.replace(/\s+/g, ' ')).toContain('more than the cores: the cores, with a note on stderr');
+  });
+
+  test('the workers share a young generation of 16 MB, 8 MB at least each', () => {
+    expect([1, 2, 3, 4, 16].map(workerYoungGenerationMb)).toEqual([16, 8, 8, 8, 8]);
   });
 });
 
