@@ -1,10 +1,11 @@
 /**
  * One unit of `llmjson batch` work, judged whole where it lands (a worker thread, or the main
- * thread with `--workers 0`): a block of JSONL lines as text (batch-lines.ts), or a few records
+ * thread with `--workers 0`): a block of JSONL lines as bytes (batch-lines.ts), or a few records
  * already read (the `.txt` responses of a directory). The answer is the block's result lines as
- * one text (one string to move, not an object per record), and its input problems.
+ * one text (from a worker, as one buffer of UTF-8, moved: not an object per record), and its
+ * input problems.
  *
- * So the main thread reads, counts positions, writes and folds the result lines into the report;
+ * So the main thread reads, counts positions and writes the result lines;
  * parsing every line, lifting it out of its format, looking up its schema and judging it happen
  * here, in parallel (docs/decisions/042). The results are folded into the report where they are
  * judged (`judge`'s builder: each worker's own, merged at the end of the run; the main thread's

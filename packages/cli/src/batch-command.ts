@@ -11,7 +11,7 @@
  * - The input is streamed: memory stays flat on a file of any size. JSONL inputs are read in
  *   blocks of whole lines (batch-lines.ts); this thread counts their positions and hands each
  *   block to a worker, which parses and judges its lines and folds them into a report of its own
- *   (batch-block.ts); the result lines come back as one text per block, written as it is, and
+ *   (batch-block.ts); the result lines come back as one buffer per block, written as it is, and
  *   the workers' reports are merged at the end (docs/decisions/042-batch-blocks.md).
  * - The result lines are the unit of truth: the report is a fold over them and the input
  *   problems. `--shard k/n` judges only its positions (and counts only its problems); `--resume`
