@@ -168,6 +168,9 @@ export async function* readBlocks(
   let filled = 0;
   let first = true;
   let end = false;
+  // A line longer than a block, not ended yet: buffer[start + blockBytes, scanned) holds no line
+  // feed, so each read searches only what it added (a long line costs linear time).
+  let scanned = 0;
   for (;;) {
     if (first && (filled >= BOM.length || end)) {
       first = false;
@@ -184,8 +187,11 @@ export async function* readBlocks(
         cut = buffer.lastIndexOf(LINE_FEED, start + blockBytes - 1) + 1;
         if (cut <= start) {
           // A line longer than a block: the block is that line, to its end.
-          const next = buffer.subarray(0, filled).indexOf(LINE_FEED, start + blockBytes);
-          if (next < 0 && !end) break;
+          const next = buffer.subarray(0, filled).indexOf(LINE_FEED, Math.max(start + blockBytes, scanned));
+          if (next < 0 && !end) {
+            scanned = filled;
+            break;
+          }
           cut = next < 0 ? filled : next + 1;
         }
       }
@@ -199,6 +205,7 @@ export async function* readBlocks(
     if (start > 0) {
       buffer.copy(buffer, 0, start, filled);
       filled -= start;
+      scanned = Math.max(0, scanned - start);
       start = 0;
     }
     if (filled === buffer.length) {
