@@ -164,7 +164,7 @@ function poolJudge(size: number, context: BlockContext, settings: ReportSettings
     atomics: 'async',
     // A young generation of 16 MB shared by the workers, 8 MB at least each (V8's default is
     // larger): a run of 1 000 000 records with two workers peaked at 369 MB of RSS with the
-    // default, 255–292 MB with 8 MB each, 287 MB with 16 MB each (benchmarks/README.md,
+    // default, 249–292 MB with 8 MB each, 280 MB with 16 MB each (benchmarks/README.md,
     // batch-scale). One worker with 16 MB scavenges half as often as with 8 (654 scavenges,
     // 563 ms, against 1 313 and 796 ms: decision 042, second addendum).
     resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(size) },
