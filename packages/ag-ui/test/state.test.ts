@@ -199,6 +199,38 @@ describe('in: fromAgUiState', () => {
       ['provider-error', 11],
     ]);
   });
+
+  test('values that cannot be shown as text are described in the diagnostic, never thrown', async () => {
+    const cyclic: unknown[] = [{ toString: null }];
+    cyclic.push(cyclic);
+    const throwing = {
+      toJSON() {
+        throw new Error('toJSON');
+      },
+      toString() {
+        throw new Error('toString');
+      },
+    };
+    const events: unknown[] = [
+      { type: 'RUN_ERROR', message: { toString: null } },
+      { type: 'RUN_ERROR', message: 12n },
+      { type: 'RUN_ERROR', message: throwing },
+      { type: 'RUN_ERROR', message: cyclic },
+      cyclic,
+      12n,
+    ];
+    const items = await collect(fromAgUiState(events));
+    const diagnostics = items.flatMap((i) => (i.type === 'diagnostic' ? [i.diagnostic] : []));
+    expect(diagnostics.map((d) => [d.reason, d.line, d.message])).toEqual([
+      ['provider-error', 1, 'RUN_ERROR: {"toString":null}'],
+      ['provider-error', 2, 'RUN_ERROR: 12'],
+      ['provider-error', 3, 'RUN_ERROR: (an object that cannot be shown as text)'],
+      ['provider-error', 4, 'RUN_ERROR: (an array that cannot be shown as text)'],
+      ['unrecognized', 5, 'event 5 is not an object; ignored'],
+      ['unrecognized', 6, 'event 6 is not an object; ignored'],
+    ]);
+    expect(diagnostics[5]?.excerpt).toContain('12');
+  });
 });
 
 describe('in: fromAgUiState on arbitrary events', () => {
@@ -223,7 +255,10 @@ describe('in: fromAgUiState on arbitrary events', () => {
     }),
     fc.record({
       type: fc.constantFrom('RUN_ERROR', 'CUSTOM', 'TOOL_CALL_ARGS'),
-      message: fc.jsonValue({ maxDepth: 1 }),
+      message: fc.oneof(
+        fc.jsonValue({ maxDepth: 1 }),
+        fc.anything({ maxDepth: 2, withBigInt: true, withNullPrototype: true, withBoxedValues: true, withMap: true }),
+      ),
     }),
     fc.jsonValue({ maxDepth: 2 }),
   );
