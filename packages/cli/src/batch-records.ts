@@ -19,6 +19,7 @@
 /** Largest `.txt` response of a batch directory, in bytes (each is read whole): 64 MiB. */
 export const MAX_RESPONSE_BYTES = DEFAULT_MAX_FILE_BYTES;
 
+import { randomBytes } from 'node:crypto';
 import { accessSync, closeSync, constants, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { quoteInput } from '@llmjson/core/internal';
@@ -35,7 +36,7 @@ import {
 import { decodeBlock, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
 import type { BatchFormat, BatchRecord, InputProblem } from './batch-types.js';
 import { UsageError } from './exit-codes.js';
-import { rawSpanAt } from './field-path.js';
+import { firstSpanAt, valueAt } from './field-path.js';
 import { fileProblem } from './output-paths.js';
 import { DEFAULT_MAX_FILE_BYTES, notRegular, openRegularFile, readRegularText } from './read-file.js';
 
@@ -189,9 +190,9 @@ function notAnObject(line: string): { readonly problem: string } | { readonly re
 export function liftLine(line: string, format: BatchFormat, source: RecordSource, options: LineLiftOptions): Lifted {
   const schemaPath = options.paths?.schema;
   if (options.splitSchema === true && schemaPath !== undefined) {
-    const span = rawSpanAt(line, schemaPath.segments);
+    const span = firstSpanAt(line, schemaPath.segments, knownSchemaEnd);
     if (span !== undefined && line.charCodeAt(span[0]) === 0x7b) {
-      const split = liftSplit(line, span, format, source, options);
+      const split = liftSplit(line, span, schemaPath.segments, format, source, options);
       if (split !== undefined) return split;
     }
   }
@@ -243,50 +244,115 @@ export function splitSchemaAllowed(paths: ParsedFieldPaths): boolean {
   return true;
 }
 
-/** Schema texts known to be JSON (parsed once), so that a repeat is not parsed again: bounded. */
-const knownSchemaTexts = new Set<string>();
+/**
+ * Schema texts known to be JSON objects (each parsed once), so that a repeat is neither parsed
+ * again nor scanned for its end: a text of at least `PROBE_LENGTH` characters is found by its
+ * first `PROBE_LENGTH` characters (a bucket of at most `MAX_BUCKET` texts each), then compared
+ * whole where the line has it. Bounded by characters; past the bound they are forgotten at once.
+ * A text that matches at a value's start is that value (a JSON object text is no prefix of
+ * another value), so its end needs no scan.
+ */
+const knownSchemaTexts = new Map<string, string[]>();
 let knownCharacters = 0;
 const MAX_KNOWN_CHARACTERS = 4 * 1024 * 1024;
+const PROBE_LENGTH = 128;
+const MAX_BUCKET = 8;
 
-function isJsonText(text: string): boolean {
-  if (knownSchemaTexts.has(text)) return true;
-  try {
-    JSON.parse(text);
-  } catch {
-    return false;
+/** The known schema text that starts at `at` in `line`, or undefined. */
+function knownSchemaAt(line: string, at: number): string | undefined {
+  if (line.length - at < PROBE_LENGTH || line.charCodeAt(at) !== 0x7b) return undefined;
+  const bucket = knownSchemaTexts.get(line.slice(at, at + PROBE_LENGTH));
+  if (bucket === undefined) return undefined;
+  // A slice compared with ===, not startsWith(text, at): on Node 20 that is about 20 times slower
+  // for a schema of 250 characters.
+  for (const text of bucket) if (line.slice(at, at + text.length) === text) return text;
+  return undefined;
+}
+
+/** The last text `knownSchemaEnd` found, and where: `liftSplit` takes it without a second probe. */
+let lastFound: { line: string; at: number; text: string } | undefined;
+
+/** `firstSpanAt`'s `leafEnd`: the end of a known schema text at `at`, else -1 (scan). */
+function knownSchemaEnd(line: string, at: number): number {
+  const text = knownSchemaAt(line, at);
+  if (text === undefined) return -1;
+  lastFound = { line, at, text };
+  return at + text.length;
+}
+
+/** `text`, as the one copy kept when it is a JSON object (remembered), else undefined. */
+function knownJsonObject(text: string): string | undefined {
+  if (text.length >= PROBE_LENGTH) {
+    const bucket = knownSchemaTexts.get(text.slice(0, PROBE_LENGTH));
+    const known = bucket?.find((candidate) => candidate === text);
+    if (known !== undefined) return known;
   }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (text.length < PROBE_LENGTH) return text;
   if (knownCharacters + text.length > MAX_KNOWN_CHARACTERS) {
     knownSchemaTexts.clear();
     knownCharacters = 0;
   }
-  knownSchemaTexts.add(text);
-  knownCharacters += text.length;
-  return true;
+  const probe = text.slice(0, PROBE_LENGTH);
+  let bucket = knownSchemaTexts.get(probe);
+  if (bucket === undefined) {
+    bucket = [];
+    knownSchemaTexts.set(probe, bucket);
+  }
+  if (bucket.length < MAX_BUCKET) {
+    bucket.push(text);
+    knownCharacters += text.length;
+  }
+  return text;
 }
 
 /**
+ * What `liftSplit` writes in the schema's place: a JSON string no input can be expected to hold
+ * (random per process). Found there once the line is parsed, it proves that the span was the
+ * last key of its name at each level of the path, the one JSON.parse keeps.
+ */
+const SENTINEL = `\u0000llmjson-schema-${randomBytes(8).toString('hex')}`;
+const SENTINEL_JSON = JSON.stringify(SENTINEL);
+
+/**
  * A line lifted with its schema (at `span`, an object) parsed apart: the rest of the line with a
- * `0` in the schema's place, and the schema's text checked to be JSON (once per distinct text).
- * Both parse exactly when the whole line does, and no format reads the schema's field
+ * sentinel in the schema's place, and the schema's text checked to be JSON (once per distinct
+ * text). Both parse exactly when the whole line does, and no format reads the schema's field
  * (`splitSchemaAllowed`), so the record is the one `liftLine` would give, with `schemaText` for
- * `schema`. Undefined when either part does not parse: the whole line is then parsed, for the
- * exact error.
+ * `schema`. Undefined when either part does not parse, or the sentinel is not where it was
+ * written (a key of the path is repeated later in the line, and JSON.parse keeps the later one):
+ * the whole line is then parsed.
  */
 function liftSplit(
   line: string,
   [start, end]: readonly [number, number],
+  path: readonly string[],
   format: BatchFormat,
   source: RecordSource,
   options: LineLiftOptions,
 ): Lifted | undefined {
   let rest: unknown;
   try {
-    rest = JSON.parse(`${line.slice(0, start)}0${line.slice(end)}`);
+    rest = JSON.parse(`${line.slice(0, start)}${SENTINEL_JSON}${line.slice(end)}`);
   } catch {
     return undefined;
   }
-  const schemaText = line.slice(start, end);
-  if (typeof rest !== 'object' || rest === null || Array.isArray(rest) || !isJsonText(schemaText)) return undefined;
+  if (typeof rest !== 'object' || rest === null || Array.isArray(rest) || valueAt(rest, path) !== SENTINEL) {
+    return undefined;
+  }
+  const found = lastFound;
+  lastFound = undefined;
+  const schemaText =
+    found !== undefined && found.line === line && found.at === start && found.text.length === end - start
+      ? found.text
+      : knownJsonObject(line.slice(start, end));
+  if (schemaText === undefined) return undefined;
   return liftRecord(
     format,
     rest as Record<string, unknown>,

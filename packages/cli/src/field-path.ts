@@ -138,9 +138,36 @@ export function rawValueAt(json: string, path: readonly string[]): string | unde
 
 /** Where `rawValueAt`'s answer is in `json`: its start and end offsets. */
 export function rawSpanAt(json: string, path: readonly string[]): readonly [number, number] | undefined {
+  return spanAt(json, path, false, undefined);
+}
+
+/**
+ * Where the value at `path` is in `json`, taking at each level the first key of the segment's
+ * name where `rawSpanAt` takes the last (as JSON.parse does): the same answer when no key on the
+ * path is repeated, which the caller proves (batch-records.ts `liftSplit`: a sentinel written in
+ * the span's place is still there once the line is parsed). It stops at the leaf, so the rest of
+ * the line is never scanned. `leafEnd(json, at)` may give the end of the leaf value that starts
+ * at `at` without a scan (-1: scan); it must answer only with the end of a complete JSON value.
+ */
+export function firstSpanAt(
+  json: string,
+  path: readonly string[],
+  leafEnd?: (json: string, at: number) => number,
+): readonly [number, number] | undefined {
+  return spanAt(json, path, true, leafEnd);
+}
+
+function spanAt(
+  json: string,
+  path: readonly string[],
+  first: boolean,
+  leafEnd: ((json: string, at: number) => number) | undefined,
+): readonly [number, number] | undefined {
   let start = skipWhitespace(json, 0);
   let end = -1;
-  for (const segment of path) {
+  for (let depth = 0; depth < path.length; depth++) {
+    const segment = path[depth] as string;
+    const leaf = depth === path.length - 1;
     if (json.charCodeAt(start) !== 0x7b) return undefined;
     let found = -1;
     let foundEnd = -1;
@@ -161,11 +188,14 @@ export function rawSpanAt(json: string, path: readonly string[]): readonly [numb
       i = skipWhitespace(json, keyEnd);
       if (json.charCodeAt(i) !== 0x3a) return undefined;
       const valueStart = skipWhitespace(json, i + 1);
-      const afterValue = valueEnd(json, valueStart);
+      const match = key === segment;
+      const known = match && first && leaf && leafEnd !== undefined ? leafEnd(json, valueStart) : -1;
+      const afterValue = known >= 0 ? known : valueEnd(json, valueStart);
       if (afterValue < 0) return undefined;
-      if (key === segment) {
+      if (match) {
         found = valueStart;
         foundEnd = afterValue;
+        if (first) break;
       }
       i = skipWhitespace(json, afterValue);
       if (json.charCodeAt(i) !== 0x2c) break;

@@ -10,7 +10,9 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, test } from 'vitest';
+import { numRuns } from '../../../test/support/chunking.js';
 import { detectFormat, type FieldPaths, liftRecord, parseFieldPaths } from '../src/batch-formats.js';
 import {
   type BatchFormat,
@@ -606,4 +608,68 @@ describe('a schema parsed apart from its line (what the workers do)', () => {
     expect(allowed({ schema: 'doc.schema', text: 'doc' })).toBe(false);
     expect(allowed({ text: 'doc' })).toBe(false);
   });
+
+  // A schema long enough (128 characters or more) to be known by its first characters once met.
+  const longSchema = (k: number) => ({
+    type: 'object',
+    description: `schema ${k} ${'x'.repeat(130)}`,
+    properties: { [`field_${k}`]: { type: 'string', description: 'say "}" and \\ here' } },
+  });
+  // A member of a line as written: the key spelled plainly or with an escape, the value as JSON.
+  const member = fc.tuple(
+    fc.constantFrom('id', 'text', 'model', 'schema', 'doc', 'other'),
+    fc.boolean(),
+    fc.oneof(
+      fc.integer({ min: 0, max: 3 }).map((k) => JSON.stringify(longSchema(k))),
+      fc.integer({ min: 0, max: 3 }).map((k) => JSON.stringify(longSchema(k), null, 1)),
+      fc.constantFrom('0', '{}', '"schema"', '{"type":"string"}', '[1]', 'null', '{"schema":0}'),
+      fc.integer({ min: 0, max: 3 }).map((k) => JSON.stringify({ schema: longSchema(k), text: 'in doc' })),
+      fc.integer({ min: 0, max: 3 }).map((k) => `${JSON.stringify(longSchema(k)).slice(0, -1)},"extra":1}`),
+      fc.string({ maxLength: 8 }).map((text) => JSON.stringify(text)),
+    ),
+  );
+  const lineOf = (members: readonly [string, boolean, string][], broken: boolean) => {
+    const written = members.map(([key, escaped, value]) => {
+      const name = escaped
+        ? JSON.stringify(key).replace(/^"(.)/, (_, c: string) => `"\\u00${c.charCodeAt(0).toString(16)}`)
+        : JSON.stringify(key);
+      return `${name}:${value}`;
+    });
+    const line = `{${written.join(',')}}`;
+    return broken ? line.slice(0, -1) : line;
+  };
+
+  fcTest.prop(
+    [
+      fc.array(fc.tuple(fc.array(member, { maxLength: 6 }), fc.boolean()), { minLength: 1, maxLength: 12 }),
+      fc.constantFrom('schema', 'doc.schema'),
+    ],
+    { numRuns },
+  )(
+    'any line lifts apart as it lifts whole, repeated keys (plain or escaped) and known schemas included',
+    (lines, schemaPath) => {
+      const paths = parseFieldPaths({ schema: schemaPath });
+      expect(splitSchemaAllowed(paths)).toBe(true);
+      // Each line twice: the second time its schema (if long) is known by its first characters.
+      for (const [members, broken] of [...lines, ...lines]) {
+        const line = lineOf(members, broken && members.length > 0);
+        const source = { file: 'f.jsonl', line: 3 };
+        const whole = liftLine(line, 'records', source, { paths, detected: true });
+        const apart = liftLine(line, 'records', source, { paths, detected: true, splitSchema: true });
+        if (
+          !('record' in whole) ||
+          !('record' in apart) ||
+          'schema' in apart.record ||
+          apart.record.schemaText === undefined
+        ) {
+          expect(apart).toEqual(whole);
+          continue;
+        }
+        const { schema: wholeSchema, schemaText: _text, ...rest } = whole.record;
+        const { schemaText, ...apartRest } = apart.record;
+        expect(apartRest).toEqual(rest);
+        expect(JSON.parse(schemaText ?? 'null')).toEqual(wholeSchema);
+      }
+    },
+  );
 });
