@@ -302,8 +302,33 @@ function strictOutcome(context: Context): Outcome {
   return context.mode === 'jsonl' ? strictLines(context) : strictDocument(context);
 }
 
+/**
+ * True when JSON.parse must refuse `text` because it opens an object or array that its last
+ * character before JSON whitespace does not close (an answer cut off, mostly). Asked first, so
+ * that such an answer is not given to JSON.parse: a refusal costs about 8 µs, the exception
+ * and its message (which `truncated` does not use).
+ */
+function opensUnclosed(text: string): boolean {
+  const start = text.search(NOT_JSON_WHITESPACE);
+  if (start < 0) return false;
+  const first = text.charCodeAt(start);
+  if (first !== 0x7b && first !== 0x5b) return false;
+  let end = text.length - 1;
+  for (;;) {
+    const code = text.charCodeAt(end);
+    if (end > start && (code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d)) end--;
+    else break;
+  }
+  return text.charCodeAt(end) !== (first === 0x7b ? 0x7d : 0x5d);
+}
+
 function strictDocument(context: Context): Outcome {
   const { text } = context;
+  if (opensUnclosed(text) && endsInsideDocument(text)) {
+    // What a failed parse would lead to below, without the parse.
+    context.document = 'failed';
+    return truncated(context, 0, 1);
+  }
   const parsed = parseWhole(text);
   if ('error' in parsed) {
     context.document = 'failed';

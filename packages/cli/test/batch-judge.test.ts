@@ -70,6 +70,20 @@ describe('statuses', () => {
     expect(byReason.message).toContain('token limit');
   });
 
+  test('strict: a text that opens what it does not close is truncated only when it ends inside it', () => {
+    // Each refused by JSON.parse; strict decides truncated without calling it, invalid with its message.
+    expect(judge('  [1, {"n": 5} \n').scores.strict).toBe('truncated');
+    expect(judge('{"n": 5, "s": "}').scores.strict).toBe('truncated');
+    // The run's status is strict's (salvage: false), so the message is strict's.
+    const after = judge('{"n": 5} and more', { salvage: false });
+    expect(after.scores.strict).toBe('invalid');
+    expect(after.message).toMatch(/^the text is not one JSON document: .*JSON/);
+    const nbsp = judge('{"n": 5}\u00a0', { salvage: false });
+    expect(nbsp.scores.strict).toBe('invalid');
+    expect(nbsp.message).toMatch(/JSON/);
+    expect(judge('{"n": 5} \r\n\t').scores.strict).toBe('valid');
+  });
+
   test('invalid by syntax: JSON is there but broken; no keyword', () => {
     const result = judge('{"n": 5,, "m": 1}');
     expect(result.scores).toEqual({ strict: 'invalid', salvage: 'invalid', coerce: 'invalid' });
