@@ -98,14 +98,17 @@ export interface BatchFlags extends SchemaFlags {
 }
 
 /**
- * The workers' young generations, in MB: 16 shared among them, 8 at least each (see poolJudge).
+ * The workers' young generations, in MB: one worker alone gets 48 (about what V8 gives the main
+ * thread); two or more share 16, 8 at least each (see poolJudge).
  */
+const ONE_WORKER_YOUNG_GENERATION_MB = 48;
 const YOUNG_GENERATION_BUDGET_MB = 16;
 const MIN_YOUNG_GENERATION_MB = 8;
 
-/** A worker's young generation, in MB, when `workers` share the budget. */
+/** A worker's young generation, in MB, when `workers` run. */
 export function workerYoungGenerationMb(workers: number): number {
-  return Math.max(MIN_YOUNG_GENERATION_MB, Math.floor(YOUNG_GENERATION_BUDGET_MB / Math.max(1, workers)));
+  if (workers <= 1) return ONE_WORKER_YOUNG_GENERATION_MB;
+  return Math.max(MIN_YOUNG_GENERATION_MB, Math.floor(YOUNG_GENERATION_BUDGET_MB / workers));
 }
 
 /** `.txt` responses per task sent to a worker (JSONL inputs go in blocks of lines: batch-lines.ts). */
@@ -162,11 +165,12 @@ function poolJudge(size: number, context: BlockContext, settings: ReportSettings
     // A worker waits for its next block on its event loop, not blocked in Atomics.wait: it must
     // hear the request for its report on the run's channel (poolJudge's `reports`).
     atomics: 'async',
-    // A young generation of 16 MB shared by the workers, 8 MB at least each (V8's default is
+    // Two or more workers share a young generation of 16 MB, 8 MB at least each (V8's default is
     // larger): a run of 1 000 000 records with two workers peaked at 369 MB of RSS with the
     // default, 249–292 MB with 8 MB each, 280 MB with 16 MB each (benchmarks/README.md,
-    // batch-scale). One worker with 16 MB scavenges half as often as with 8 (654 scavenges,
-    // 563 ms, against 1 313 and 796 ms: decision 042, second addendum).
+    // batch-scale). One worker alone gets 48 MB: on 300 000 records it scavenged 126 times in
+    // 133–151 ms, against 227–228 times in 213–216 ms with 16 MB, and 654 against 1 313 times
+    // with 16 MB against 8 on 1 000 000 (decision 042, second and third addenda).
     resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(size) },
     workerData,
   });

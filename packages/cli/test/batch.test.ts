@@ -449,8 +449,8 @@ describe('batch --workers', () => {
     expect(help.out.replace(/\s+/g, ' ')).toContain('more than the cores: the cores, with a note on stderr');
   });
 
-  test('the workers share a young generation of 16 MB, 8 MB at least each', () => {
-    expect([1, 2, 3, 4, 16].map(workerYoungGenerationMb)).toEqual([16, 8, 8, 8, 8]);
+  test('one worker gets a young generation of 48 MB; more share 16 MB, 8 MB at least each', () => {
+    expect([1, 2, 3, 4, 16].map(workerYoungGenerationMb)).toEqual([48, 8, 8, 8, 8]);
   });
 });
 
