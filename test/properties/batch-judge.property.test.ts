@@ -23,7 +23,7 @@ import { classifyResponse, parseJsonResponse } from '@llmjson/contracts';
 import type { JsonSchema } from '@llmjson/core';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
-import { type JudgeOptions, judgeRecord } from '../../packages/cli/src/batch-judge.js';
+import { type JudgeOptions, judgeRecord, resultText } from '../../packages/cli/src/batch-judge.js';
 import { RECORD_STATUSES, type RecordStatus } from '../../packages/cli/src/batch-types.js';
 import { jsonValueText, objectText } from '../support/arbitraries.js';
 import { numRuns } from '../support/chunking.js';
@@ -128,6 +128,47 @@ describe('judgeRecord', () => {
       if (classified === 'invalid') expect(['invalid', 'not-json']).toContain(salvage);
       else if (classified === 'truncated' && salvage === 'not-json') expect(s.finishReason).not.toBe('length');
       else expect(salvage).toBe(classified);
+    },
+  );
+});
+
+describe('resultText', () => {
+  fcTest.prop(
+    [
+      text,
+      settings,
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.nat(),
+      fc.boolean(),
+      fc.boolean(),
+    ],
+    { numRuns: numRuns * 2 },
+  )(
+    'is JSON.stringify of every result the judge gives (any id, model, position; either vocabulary; a record schema)',
+    (answer, s, id, model, index, bench, ownSchema) => {
+      const pool = s.mode === 'elements' ? ARRAY_SCHEMAS : SCHEMAS;
+      const schema = pool[s.schemaIndex % pool.length];
+      const options: JudgeOptions = {
+        mode: s.mode,
+        salvage: s.salvage,
+        statuses: bench ? 'jsonschemabench' : 'llmjson',
+        ...(s.coerce === 'off' ? {} : { coerce: true }),
+        ...(schema === undefined || ownSchema ? {} : { schema }),
+        ...(ownSchema ? { schemaField: 'schema' } : {}),
+      };
+      const result = judgeRecord(
+        {
+          index,
+          id,
+          model,
+          text: answer,
+          ...(ownSchema && schema !== undefined ? { schema } : {}),
+          ...(s.finishReason === undefined ? {} : { finishReason: s.finishReason }),
+        },
+        options,
+      );
+      expect(resultText(result)).toBe(JSON.stringify(result));
     },
   );
 });

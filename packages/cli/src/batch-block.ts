@@ -17,7 +17,7 @@
  */
 
 import { type FieldPaths, parseFieldPaths } from './batch-formats.js';
-import { type JudgeOptions, judgeRecord } from './batch-judge.js';
+import { type JudgeOptions, judgeRecord, resultText } from './batch-judge.js';
 import { decodeBlock, forEachLine, isBlankLine } from './batch-lines.js';
 import { type LineLiftOptions, liftLine, splitSchemaAllowed } from './batch-records.js';
 import type { BatchReport, ReportBuilder, ReportSettings } from './batch-report.js';
@@ -121,7 +121,7 @@ export class BlockJudge {
     const one = (record: BatchRecord) => {
       const result = judgeRecord(record, this.context.judge, this.schemas);
       builder.add(result);
-      text += `${JSON.stringify(result)}\n`;
+      text += `${resultText(result)}\n`;
       judged++;
     };
     if (task.kind === 'records') {
