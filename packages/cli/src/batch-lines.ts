@@ -22,8 +22,8 @@ import { read } from 'node:fs';
 /**
  * Bytes read at a time: a block is about this size (whole lines, so a little less). Under 128 KiB,
  * so that a block's text is a regular object for V8, not a large one (blocks of 256 KiB were 15 %
- * slower); 112 KiB rather than 64 sends 43 % fewer messages between threads (docs/decisions/042, third
- * addendum).
+ * slower); 112 KiB rather than 64 sends 43 % fewer messages between the threads
+ * (docs/decisions/042, third addendum).
  */
 export const BLOCK_BYTES = 112 * 1024;
 
