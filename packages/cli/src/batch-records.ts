@@ -34,6 +34,7 @@ import {
   type RecordSource,
 } from './batch-formats.js';
 import { decodeBlock, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
+import { ownCopy } from './batch-schemas.js';
 import type { BatchFormat, BatchRecord, InputProblem } from './batch-types.js';
 import { UsageError } from './exit-codes.js';
 import { firstSpanAt, valueAt } from './field-path.js';
@@ -299,17 +300,18 @@ function knownJsonObject(text: string): string | undefined {
     knownSchemaTexts.clear();
     knownCharacters = 0;
   }
-  const probe = text.slice(0, PROBE_LENGTH);
+  // Kept as a copy of its own: the slice would keep the whole block it came from (ownCopy).
+  const kept = ownCopy(text);
+  const probe = kept.slice(0, PROBE_LENGTH);
   let bucket = knownSchemaTexts.get(probe);
   if (bucket === undefined) {
     bucket = [];
     knownSchemaTexts.set(probe, bucket);
   }
-  if (bucket.length < MAX_BUCKET) {
-    bucket.push(text);
-    knownCharacters += text.length;
-  }
-  return text;
+  if (bucket.length >= MAX_BUCKET) return text;
+  bucket.push(kept);
+  knownCharacters += kept.length;
+  return kept;
 }
 
 /**
