@@ -15,7 +15,7 @@
  */
 
 import { applyChanges, type Change, type Diagnostic, DiagnosticReason } from '@llmjson/core';
-import { excerptAround } from '@llmjson/core/internal';
+import { excerptAround, textOfValue } from '@llmjson/core/internal';
 import { fromJsonPatch, type JsonPatchOperation } from '@llmjson/web';
 import { Reader, type Source, WAITING } from './source.js';
 
@@ -43,26 +43,6 @@ export type AgUiStateItem =
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * A value from the wire as text for a message, at most `limit` characters: a string as itself,
- * anything else as JSON when it has a JSON form, else by `String` — and by its kind when even
- * that throws (an object whose `toString` is not a function, a throwing `toJSON` or getter).
- */
-function textOf(value: unknown, limit: number): string {
-  if (typeof value === 'string') return value.slice(0, limit);
-  try {
-    const json = JSON.stringify(value);
-    if (json !== undefined) return json.slice(0, limit);
-  } catch {
-    // no JSON form (a cycle, a BigInt, a throwing toJSON): try String below
-  }
-  try {
-    return String(value).slice(0, limit);
-  } catch {
-    return `(${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`} that cannot be shown as text)`;
-  }
-}
-
 /** The state events of an AG-UI event stream as change lists. */
 export async function* fromAgUiState(events: Source<unknown>): AsyncGenerator<AgUiStateItem> {
   const reader = new Reader<unknown>('fromAgUiState', events);
@@ -70,7 +50,7 @@ export async function* fromAgUiState(events: Source<unknown>): AsyncGenerator<Ag
   let number = 0;
   let finished = false;
   const diagnostic = (reason: Diagnostic['reason'], event: unknown, message: string): AgUiStateItem => {
-    const text = textOf(event, 400);
+    const text = textOfValue(event).slice(0, 400);
     return {
       type: 'diagnostic',
       from: 'wire',
@@ -88,7 +68,11 @@ export async function* fromAgUiState(events: Source<unknown>): AsyncGenerator<Ag
         continue;
       }
       if (event.type === 'RUN_ERROR') {
-        yield diagnostic(DiagnosticReason.providerError, event, `RUN_ERROR: ${textOf(event.message, 400)}`);
+        yield diagnostic(
+          DiagnosticReason.providerError,
+          event,
+          `RUN_ERROR: ${textOfValue(event.message).slice(0, 400)}`,
+        );
         continue;
       }
       if (event.type !== 'STATE_SNAPSHOT' && event.type !== 'STATE_DELTA') continue;

@@ -12,7 +12,7 @@
 
 export { aiSdkLine } from './client/from-ai-sdk.js';
 export { checkStructuredOutputOptions } from './client/structured-output.js';
-export { excerptAround, MAX_QUOTED_LENGTH, quoteInput } from './diagnostics/diagnostics.js';
+export { excerptAround, MAX_QUOTED_LENGTH, quoteInput, textOfValue } from './diagnostics/diagnostics.js';
 export { ELEMENT_STREAM_OPTIONS, parseElementPath } from './engines/element-scanner.js';
 export {
   createDecodedWriter,

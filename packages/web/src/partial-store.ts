@@ -22,7 +22,7 @@
  */
 
 import { type Change, type DeepPartial, type Diagnostic, DiagnosticReason, type PathSegment } from '@llmjson/core';
-import { checkOptionNames, quoteInput } from '@llmjson/core/internal';
+import { checkOptionNames, quoteInput, textOfValue } from '@llmjson/core/internal';
 import { PARTIAL_STORE_OPTIONS, type PartialStoreOptions, type WireEnd, type WireEvent } from './wire-format.js';
 
 /** What a store holds at one moment; a new object whenever any of it changes. */
@@ -201,7 +201,7 @@ export function createPartialStore<T = unknown>(options: PartialStoreOptions = {
           refused.push({
             reason: DiagnosticReason.unrecognized,
             offset: 0,
-            excerpt: quoteInput(safeJson(change), 80),
+            excerpt: quoteInput(textOfValue(change), 80),
             message: `a change refused by the store: ${why}`,
           });
         } else if (change.op === 'complete' && change.path.length === 0) {
@@ -297,12 +297,4 @@ function readerIterator(reader: ReadableStreamDefaultReader<unknown>): AsyncIter
       return { done: true, value: undefined };
     },
   };
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }

@@ -104,6 +104,16 @@ describe('createPartialStore', () => {
     expectNoPollution(before);
   });
 
+  test('a refused change that cannot be shown as text is still a diagnostic, never a throw', () => {
+    const store = createPartialStore();
+    const cyclic: Record<string, unknown> = { op: 'nonsense', path: [], toString: null };
+    cyclic.self = cyclic;
+    expect(() => store.apply([cyclic as unknown as Change])).not.toThrow();
+    expect(store.diagnostics.map((d) => [d.reason, d.excerpt])).toEqual([
+      ['unrecognized', '(an object that cannot be shown as text)'],
+    ]);
+  });
+
   test('complete when the root closes; reset clears everything with one notification', () => {
     const store = createPartialStore();
     store.apply([{ op: 'add', path: [], value: 'x' }]);

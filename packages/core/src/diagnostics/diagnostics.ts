@@ -138,6 +138,28 @@ export function errorsOmitted(omitted: number): SchemaError {
   };
 }
 
+/**
+ * A value from the wire (an event, a change) as text for a message, never throwing: a string as
+ * itself, anything else as its JSON when it has one, else by `String`, and by its kind when even
+ * that throws (a cycle whose members' `toString` is not a function, a throwing `toJSON` or
+ * getter). Not cut: quote it with `quoteInput` or `excerptAround`.
+ */
+export function textOfValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    const json = JSON.stringify(value);
+    if (json !== undefined) return json;
+  } catch {
+    // No JSON form (a cycle, a BigInt, a throwing toJSON): String below.
+  }
+  try {
+    return String(value);
+  } catch {
+    const kind = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+    return `(${kind} that cannot be shown as text)`;
+  }
+}
+
 /** Longest piece of user input (a schema reference, a path, a pattern) quoted in a message, in characters. */
 export const MAX_QUOTED_LENGTH = 200;
 
