@@ -295,7 +295,9 @@ function knownJsonObject(text: string): string | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  if (text.length < PROBE_LENGTH) return text;
+  // Short texts are not kept (a scan is cheap), nor long ones (an eighth of the bound, 512 Ki
+  // characters): one huge schema must not take the cache, nor be copied.
+  if (text.length < PROBE_LENGTH || text.length > MAX_KNOWN_CHARACTERS / 8) return text;
   if (knownCharacters + text.length > MAX_KNOWN_CHARACTERS) {
     knownSchemaTexts.clear();
     knownCharacters = 0;

@@ -617,7 +617,7 @@ describe('a schema parsed apart from its line (what the workers do)', () => {
   });
   // A member of a line as written: the key spelled plainly or with an escape, the value as JSON.
   const member = fc.tuple(
-    fc.constantFrom('id', 'text', 'model', 'schema', 'doc', 'other'),
+    fc.constantFrom('id', 'text', 'model', 'schema', 'doc', 'other', '__proto__', 'constructor'),
     fc.boolean(),
     fc.oneof(
       fc.integer({ min: 0, max: 3 }).map((k) => JSON.stringify(longSchema(k))),
@@ -642,11 +642,11 @@ describe('a schema parsed apart from its line (what the workers do)', () => {
   fcTest.prop(
     [
       fc.array(fc.tuple(fc.array(member, { maxLength: 6 }), fc.boolean()), { minLength: 1, maxLength: 12 }),
-      fc.constantFrom('schema', 'doc.schema'),
+      fc.constantFrom('schema', 'doc.schema', '__proto__', 'constructor.schema'),
     ],
     { numRuns },
   )(
-    'any line lifts apart as it lifts whole, repeated keys (plain or escaped) and known schemas included',
+    'any line lifts apart as it lifts whole, repeated keys (plain or escaped), keys like __proto__ and known schemas included',
     (lines, schemaPath) => {
       const paths = parseFieldPaths({ schema: schemaPath });
       expect(splitSchemaAllowed(paths)).toBe(true);
