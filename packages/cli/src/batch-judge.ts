@@ -75,7 +75,14 @@ import {
   SCAN_MORE,
 } from '@llmjson/core/internal';
 import { RecordSchemas } from './batch-schemas.js';
-import type { BatchRecord, JsonSchemaBenchCode, RecordResult, RecordStatus, Scoring } from './batch-types.js';
+import {
+  type BatchRecord,
+  type JsonSchemaBenchCode,
+  RECORD_STATUSES,
+  type RecordResult,
+  type RecordStatus,
+  type Scoring,
+} from './batch-types.js';
 
 export interface JudgeOptions {
   readonly mode: ClassifyMode;
@@ -120,6 +127,18 @@ interface Outcome {
    */
   readonly unparsed?: true;
 }
+
+/** A text of white space only (the same characters `trim` removes): tested without a trimmed copy. */
+const BLANK = /^\s*$/;
+
+/** The outcome of most records: one valid document (shared: outcomes are never changed). */
+const VALID_DOCUMENT: Outcome = Object.freeze({ status: 'valid', values: 1, diagnostics: 0 });
+const EMPTY: Outcome = Object.freeze({
+  status: 'empty',
+  values: 0,
+  diagnostics: 0,
+  message: 'the response has no text',
+});
 
 /** What every scoring of one record shares, computed at most once. */
 interface Context {
@@ -372,11 +391,9 @@ function strictDocument(context: Context): Outcome {
     const result = validate(context.compiled, value);
     if (!result.valid) return schemaFailure(result, text, start);
   }
-  return {
-    status: 'valid',
-    values: Array.isArray(value) && context.mode === 'elements' ? value.length : 1,
-    diagnostics: 0,
-  };
+  if (Array.isArray(value) && context.mode === 'elements')
+    return { status: 'valid', values: value.length, diagnostics: 0 };
+  return VALID_DOCUMENT;
 }
 
 function strictLines(context: Context): Outcome {
@@ -697,14 +714,14 @@ function coercing(option: CoerceOption | undefined): boolean {
   return option === true || (Array.isArray(option) && option.length > 0);
 }
 
-/** One scoring, an exception inside it making it `invalid` with the exception's message. */
-function guarded(score: () => Outcome): Outcome {
-  try {
-    return score();
-  } catch (error) {
-    const why = error instanceof ConfigurationError ? error.message : `${errorMessage(error)} (while judging)`;
-    return { status: 'invalid', values: 0, diagnostics: 1, message: bounded(why) };
-  }
+/**
+ * What a scoring is when an exception escaped it: `invalid` with the exception's message. Each
+ * scoring runs in a try of its own (judge), not through a callback: a closure per scoring and
+ * record was a tenth of what judging a valid record allocated.
+ */
+function failedScoring(error: unknown): Outcome {
+  const why = error instanceof ConfigurationError ? error.message : `${errorMessage(error)} (while judging)`;
+  return { status: 'invalid', values: 0, diagnostics: 1, message: bounded(why) };
 }
 
 function same(outcome: Outcome): Readonly<Record<Scoring, RecordStatus>> {
@@ -718,33 +735,98 @@ function resultLine(
   outcome: Outcome,
   schemaId: string | undefined,
 ): RecordResult {
-  return {
-    index: record.index,
-    id: record.id,
-    model: record.model,
-    status: outcome.status,
-    scores,
-    ...(options.statuses === 'jsonschemabench'
+  // Built by assignment in the order of the keys (resultText and --out rely on it), not with
+  // conditional spreads, which allocated an object per optional key and per record.
+  const { status, keyword } = outcome;
+  const result: { -readonly [K in keyof RecordResult]: RecordResult[K] } =
+    options.statuses === 'jsonschemabench'
       ? {
-          jsonschemabench: jsonSchemaBenchCode({
-            status: outcome.status,
-            ...(outcome.keyword === undefined ? {} : { keyword: outcome.keyword }),
-          }),
+          index: record.index,
+          id: record.id,
+          model: record.model,
+          status,
+          scores,
+          jsonschemabench: jsonSchemaBenchCode(keyword === undefined ? { status } : { status, keyword }),
+          values: outcome.values,
+          diagnostics: outcome.diagnostics,
         }
-      : {}),
-    values: outcome.values,
-    diagnostics: outcome.diagnostics,
-    ...(outcome.keyword === undefined ? {} : { keyword: outcome.keyword }),
-    ...(outcome.path === undefined ? {} : { path: outcome.path }),
-    ...(outcome.message === undefined ? {} : { message: outcome.message }),
-    ...(outcome.excerpt === undefined ? {} : { excerpt: outcome.excerpt }),
-    ...(schemaId === undefined ? {} : { schemaId }),
-  };
+      : {
+          index: record.index,
+          id: record.id,
+          model: record.model,
+          status,
+          scores,
+          values: outcome.values,
+          diagnostics: outcome.diagnostics,
+        };
+  if (keyword !== undefined) result.keyword = keyword;
+  if (outcome.path !== undefined) result.path = outcome.path;
+  if (outcome.message !== undefined) result.message = outcome.message;
+  if (outcome.excerpt !== undefined) result.excerpt = outcome.excerpt;
+  if (schemaId !== undefined) result.schemaId = schemaId;
+  return result;
+}
+
+/** A result whose three scorings agree (the record was decided before any scoring ran). */
+function wholeResult(record: BatchRecord, options: JudgeOptions, outcome: Outcome, schemaId?: string): RecordResult {
+  return resultLine(record, options, same(outcome), outcome, schemaId);
+}
+
+function unsupportedResult(record: BatchRecord, options: JudgeOptions, message: string, id?: string): RecordResult {
+  return wholeResult(
+    record,
+    options,
+    { status: 'unsupported-schema', values: 0, diagnostics: 0, message: bounded(message) },
+    id,
+  );
 }
 
 /** A count as JSON.stringify writes it (a count is always finite; anything else is `null`, as there). */
 function jsonNumber(n: number): string {
   return Number.isFinite(n) ? String(n) : 'null';
+}
+
+/** Statuses whose words `statusText` keeps written (a fixed vocabulary: the cache stays small). */
+const KNOWN_STATUSES: ReadonlySet<string> = new Set(RECORD_STATUSES);
+type Written = Record<string, Record<string, Record<string, Record<string, string>>>>;
+const writtenStatuses: Written = Object.create(null);
+
+/**
+ * `"status":…,"scores":{…}` of a result, as JSON.stringify writes it. A run has few combinations
+ * of the four words, so each is written once and kept (nested by word: no key is built per
+ * record); a word outside the vocabulary is written each time.
+ */
+function statusText(status: RecordStatus, scores: Readonly<Record<Scoring, RecordStatus>>): string {
+  const { strict, salvage, coerce } = scores;
+  if (
+    !KNOWN_STATUSES.has(status) ||
+    !KNOWN_STATUSES.has(strict) ||
+    !KNOWN_STATUSES.has(salvage) ||
+    !KNOWN_STATUSES.has(coerce)
+  ) {
+    return writeStatus(status, strict, salvage, coerce);
+  }
+  const byCoerce = table(table(table(writtenStatuses, status), strict), salvage);
+  let text = byCoerce[coerce];
+  if (text === undefined) {
+    text = writeStatus(status, strict, salvage, coerce);
+    byCoerce[coerce] = text;
+  }
+  return text;
+}
+
+function writeStatus(status: string, strict: string, salvage: string, coerce: string): string {
+  return `"status":"${status}","scores":{"strict":"${strict}","salvage":"${salvage}","coerce":"${coerce}"}`;
+}
+
+/** `parent[key]`, a new empty table there when there is none. */
+function table<T>(parent: Record<string, T>, key: string): T {
+  let found = parent[key];
+  if (found === undefined) {
+    found = Object.create(null) as T;
+    parent[key] = found;
+  }
+  return found;
 }
 
 /**
@@ -755,10 +837,12 @@ function jsonNumber(n: number): string {
  */
 export function resultText(result: RecordResult): string {
   const q = JSON.stringify;
-  const { scores } = result;
-  let text = `{"index":${jsonNumber(result.index)},"id":${q(result.id)},"model":${q(result.model)},"status":"${result.status}","scores":{"strict":"${scores.strict}","salvage":"${scores.salvage}","coerce":"${scores.coerce}"}`;
+  let text = `{"index":${jsonNumber(result.index)},"id":${q(result.id)},"model":${q(result.model)},${statusText(result.status, result.scores)}`;
   if (result.jsonschemabench !== undefined) text += `,"jsonschemabench":"${result.jsonschemabench}"`;
-  text += `,"values":${jsonNumber(result.values)},"diagnostics":${jsonNumber(result.diagnostics)}`;
+  text +=
+    result.values === 1 && result.diagnostics === 0
+      ? ONE_VALUE_TEXT
+      : `,"values":${jsonNumber(result.values)},"diagnostics":${jsonNumber(result.diagnostics)}`;
   if (result.keyword !== undefined) text += `,"keyword":${q(result.keyword)}`;
   if (result.path !== undefined) text += `,"path":${q(result.path)}`;
   if (result.message !== undefined) text += `,"message":${q(result.message)}`;
@@ -767,10 +851,12 @@ export function resultText(result: RecordResult): string {
   return `${text}}`;
 }
 
+/** The counts of most results, one value and no diagnostic, as resultText writes them. */
+const ONE_VALUE_TEXT = ',"values":1,"diagnostics":0';
+
 function judge(record: BatchRecord, options: JudgeOptions, schemas: RecordSchemas | undefined): RecordResult {
-  const whole = (outcome: Outcome, schemaId?: string) => resultLine(record, options, same(outcome), outcome, schemaId);
   if (record.providerError !== undefined) {
-    return whole({
+    return wholeResult(record, options, {
       status: 'provider-error',
       values: 0,
       diagnostics: 0,
@@ -780,11 +866,11 @@ function judge(record: BatchRecord, options: JudgeOptions, schemas: RecordSchema
   let schema: JsonSchema | undefined;
   let compiled: CompiledSchema | undefined;
   let schemaId: string | undefined;
-  const unsupported = (message: string, id?: string) =>
-    whole({ status: 'unsupported-schema', values: 0, diagnostics: 0, message: bounded(message) }, id);
   if (options.schemaField !== undefined || record.schema !== undefined || record.schemaText !== undefined) {
     if (record.schema === undefined && record.schemaText === undefined) {
-      return unsupported(
+      return unsupportedResult(
+        record,
+        options,
         `the record has no schema${options.schemaField === undefined ? '' : ` at --schema-field ${quoteInput(options.schemaField)}`}`,
       );
     }
@@ -796,21 +882,21 @@ function judge(record: BatchRecord, options: JudgeOptions, schemas: RecordSchema
         ? cache.lookupWritten(record.schemaText, raw)
         : cache.lookup(raw);
     schemaId = found.id;
-    if ('problem' in found) return unsupported(found.problem, found.id);
+    if ('problem' in found) return unsupportedResult(record, options, found.problem, found.id);
     schema = found.schema;
     compiled = found.compiled;
   } else if (options.schema !== undefined) {
     const found = compileRunSchema(options.schema, options.discriminator);
-    if (typeof found === 'string') return unsupported(found);
+    if (typeof found === 'string') return unsupportedResult(record, options, found);
     schema = options.schema;
     compiled = found;
   }
   if (schema !== undefined && options.mode === 'elements') {
     const problem = elementProblem(schema);
-    if (problem !== undefined) return unsupported(problem, schemaId);
+    if (problem !== undefined) return unsupportedResult(record, options, problem, schemaId);
   }
-  if (record.text.trim() === '') {
-    return whole({ status: 'empty', values: 0, diagnostics: 0, message: 'the response has no text' }, schemaId);
+  if (BLANK.test(record.text)) {
+    return wholeResult(record, options, EMPTY, schemaId);
   }
   const context: Context = {
     text: record.text,
@@ -820,14 +906,31 @@ function judge(record: BatchRecord, options: JudgeOptions, schemas: RecordSchema
     compiled,
     discriminator: options.discriminator,
   };
-  let strict = guarded(() => strictOutcome(context));
+  let strict: Outcome;
+  try {
+    strict = strictOutcome(context);
+  } catch (error) {
+    strict = failedScoring(error);
+  }
   // Done once: what strict finds valid is valid under salvage and coerce without another parse.
-  const salvage = strict.status === 'valid' ? strict : guarded(() => salvageOutcome(context, strict));
+  let salvage = strict;
+  if (strict.status !== 'valid') {
+    try {
+      salvage = salvageOutcome(context, strict);
+    } catch (error) {
+      salvage = failedScoring(error);
+    }
+  }
   if (strict.unparsed === true && salvage.status !== 'valid' && salvage.status !== 'salvaged') {
     // Salvage found nothing usable: whether there is JSON at all is decided by looking (once).
     if (hasNoJson(context)) strict = notJson(context);
   }
-  const coerce = guarded(() => coerceOutcome(context, salvage, coerceRules(options.coerce)));
+  let coerce: Outcome;
+  try {
+    coerce = coerceOutcome(context, salvage, coerceRules(options.coerce));
+  } catch (error) {
+    coerce = failedScoring(error);
+  }
   const scores = { strict: strict.status, salvage: salvage.status, coerce: coerce.status };
   const run = options.salvage === false ? strict : coercing(options.coerce) ? coerce : salvage;
   return resultLine(record, options, scores, run, schemaId);

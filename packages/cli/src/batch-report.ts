@@ -403,6 +403,11 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }
 
+/** The index of a result's status under `scoring`; a result without its scores (an older line) counts its status under each. */
+function scoreIndex(result: RecordResult, scoring: Scoring, statusIndex: number): number {
+  return STATUS_INDEX.get(result.scores?.[scoring] as string) ?? statusIndex;
+}
+
 function checkResult(result: RecordResult): CheckedResult {
   const status = result.status;
   const statusIndex = STATUS_INDEX.get(status);
@@ -411,8 +416,6 @@ function checkResult(result: RecordResult): CheckedResult {
       `result ${JSON.stringify(quoteInput(String(result.id)))}: unknown status ${JSON.stringify(quoteInput(String(status)))}; the statuses are ${RECORD_STATUSES.join(', ')}`,
     );
   }
-  // A result without its scores (an older line) counts its status under each.
-  const score = (scoring: Scoring) => STATUS_INDEX.get(result.scores?.[scoring] as string) ?? statusIndex;
   const model = cut(String(result.model), MAX_NAME_LENGTH);
   const keyword = typeof result.keyword === 'string' ? cut(result.keyword, MAX_NAME_LENGTH) : undefined;
   let failure: FailureExample | undefined;
@@ -437,9 +440,9 @@ function checkResult(result: RecordResult): CheckedResult {
   return {
     model,
     status: statusIndex,
-    strict: score('strict'),
-    salvage: score('salvage'),
-    coerce: score('coerce'),
+    strict: scoreIndex(result, 'strict', statusIndex),
+    salvage: scoreIndex(result, 'salvage', statusIndex),
+    coerce: scoreIndex(result, 'coerce', statusIndex),
     values: count(result.values),
     diagnostics: count(result.diagnostics),
     bench:
