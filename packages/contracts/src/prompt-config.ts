@@ -33,9 +33,10 @@
  * written to the console.
  */
 
+import { createRequire } from 'node:module';
 import type { SchemaInput } from '@llmjson/core';
 import { isStandardSchema, quoteInput } from '@llmjson/core/internal';
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 import type { ResponseType } from './llm.js';
 
@@ -70,12 +71,26 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const handlebars = Handlebars.create();
-// Not reachable from a checked template (the compiler is told they are unknown); removed so
-// that nothing compiled by this instance can reach them either.
-handlebars.unregisterHelper('log');
-handlebars.unregisterHelper('lookup');
-handlebars.unregisterDecorator('inline');
+const requireHere = createRequire(import.meta.url);
+let instance: typeof Handlebars | undefined;
+
+/**
+ * This module's own Handlebars, loaded when a template is first checked or rendered: loading it
+ * took about 50 ms of every process and worker thread that imported this package, most of which
+ * render no template (each worker of `llmjson batch`, `llmjson --version`).
+ */
+function handlebars(): typeof Handlebars {
+  if (instance === undefined) {
+    const created = (requireHere('handlebars') as typeof Handlebars).create();
+    // Not reachable from a checked template (the compiler is told they are unknown); removed so
+    // that nothing compiled by this instance can reach them either.
+    created.unregisterHelper('log');
+    created.unregisterHelper('lookup');
+    created.unregisterDecorator('inline');
+    instance = created;
+  }
+  return instance;
+}
 
 /** The helpers a template may use: blocks over one value (`{{#if x}}…{{/if}}`). */
 const BLOCK_HELPERS = new Set(['if', 'unless', 'each', 'with']);
@@ -85,7 +100,7 @@ const DATA_VARIABLES = new Set(['index', 'key', 'first', 'last', 'root']);
 const ALLOWED =
   'templates may use {{name}} placeholders, {{#if}}, {{#unless}}, {{#each}} and {{#with}} blocks, and {{@index}}, {{@key}}, {{@first}}, {{@last}}, {{@root}}';
 
-const COMPILE_OPTIONS: NonNullable<Parameters<typeof handlebars.compile>[1]> = {
+const COMPILE_OPTIONS: NonNullable<Parameters<typeof Handlebars.compile>[1]> = {
   noEscape: true,
   strict: true,
   // A helper the template calls must be one of these: the compiler refuses any other.
@@ -201,7 +216,7 @@ function templateProblems(template: string): string[] {
     for (const param of params) visit(param);
     for (const pair of pairs) visit(pair.value);
   };
-  visit(handlebars.parse(template) as unknown as Node);
+  visit(handlebars().parse(template) as unknown as Node);
   return problems;
 }
 
@@ -402,7 +417,7 @@ function compiledTemplate(template: string, promptId: string | undefined): Handl
       promptId === undefined ? {} : { promptId },
     );
   }
-  render = handlebars.compile(template, COMPILE_OPTIONS);
+  render = handlebars().compile(template, COMPILE_OPTIONS);
   // Templates come from configuration, so few; a caller that renders endless distinct ones
   // must not grow this without bound.
   if (compiled.size >= 512) compiled.clear();
@@ -420,7 +435,7 @@ function placeholderAt(template: string, error: unknown): { path: string; variab
   if (endLineNumber !== lineNumber) return undefined;
   const text = template.split('\n', lineNumber)[lineNumber - 1]?.slice(column, endColumn);
   try {
-    const path = (handlebars.parse(`{{${text}}}`).body[0] as unknown as { path: Node & { depth?: number } }).path;
+    const path = (handlebars().parse(`{{${text}}}`).body[0] as unknown as { path: Node & { depth?: number } }).path;
     if (path.type !== 'PathExpression') return undefined;
     const original = String(path.original);
     const variable =
