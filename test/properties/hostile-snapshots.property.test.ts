@@ -256,5 +256,6 @@ describe('hostile: wide objects in paced snapshots (Node and Web streams, any ch
       }),
       { numRuns: hostileRuns },
     );
-  });
+    // A bound on a hang, not a speed limit: 300 runs through two kinds of stream took 15 s here.
+  }, 600_000);
 });

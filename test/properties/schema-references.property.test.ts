@@ -481,5 +481,6 @@ describe('schema references: construction refuses or the streams never throw', (
     // Not vacuous: the references resolve often enough that many schemas reach the streams
     // (about half; a quarter is the floor, far below what any seed gives).
     expect(counts.accepted, JSON.stringify(counts)).toBeGreaterThan(numRuns / 4);
-  });
+    // A bound on a hang, not a speed limit: the CI's runs took 9 s here.
+  }, 600_000);
 });

@@ -477,13 +477,15 @@ describe('openAICompatible timeouts', () => {
 
   test('a server that sends headers and one chunk, then stalls: ProviderTimeoutError, and the connection is closed', async () => {
     const closed = connectionClosed('stalled');
-    const llm = openAICompatible({ baseURL: `${baseURL}/stalled`, model: 'local', idleTimeoutMs: 100 });
+    // A limit a loaded machine cannot pass before the headers and the first chunk arrive: the
+    // same timer covers the wait for the headers (the next test).
+    const llm = openAICompatible({ baseURL: `${baseURL}/stalled`, model: 'local', idleTimeoutMs: 1000 });
     const result = await llm({ prompt: 'Hi' });
     const { pieces, error } = await consumeUntilError(result.output);
     expect(pieces).toEqual(['Par']);
-    expect(error).toMatchObject({ name: 'ProviderTimeoutError', code: 'IDLE_TIMEOUT', timeoutMs: 100 });
+    expect(error).toMatchObject({ name: 'ProviderTimeoutError', code: 'IDLE_TIMEOUT', timeoutMs: 1000 });
     expect((error as Error).message).toMatch(
-      /^openai-compatible: POST http:\/\/127\.0\.0\.1:\d+\/stalled\/chat\/completions: the server sent nothing for 0\.1 s in the middle of its answer \(idleTimeoutMs\); the request was aborted$/,
+      /^openai-compatible: POST http:\/\/127\.0\.0\.1:\d+\/stalled\/chat\/completions: the server sent nothing for 1 s in the middle of its answer \(idleTimeoutMs\); the request was aborted$/,
     );
     await closed;
   });
@@ -503,12 +505,13 @@ describe('openAICompatible timeouts', () => {
       baseURL: `${baseURL}/dripping`,
       model: 'local',
       idleTimeoutMs: 10_000,
-      totalTimeoutMs: 150,
+      // Long enough that the headers and the first piece always arrive within it.
+      totalTimeoutMs: 1500,
     });
     const { pieces, error } = await consumeUntilError((await llm({ prompt: 'Hi' })).output);
     expect(pieces).toEqual(['Par']);
-    expect(error).toMatchObject({ name: 'ProviderTimeoutError', code: 'TOTAL_TIMEOUT', timeoutMs: 150 });
-    expect((error as Error).message).toMatch(/did not finish within 0\.15 s \(totalTimeoutMs\)/);
+    expect(error).toMatchObject({ name: 'ProviderTimeoutError', code: 'TOTAL_TIMEOUT', timeoutMs: 1500 });
+    expect((error as Error).message).toMatch(/did not finish within 1\.5 s \(totalTimeoutMs\)/);
     await closed;
   });
 
@@ -532,12 +535,12 @@ describe('openAICompatible timeouts', () => {
   });
 
   test('the idle timer runs only while the call waits on the server: a slow consumer never trips it', async () => {
-    const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local', idleTimeoutMs: 300 });
+    const llm = openAICompatible({ baseURL: `${baseURL}/v1`, model: 'local', idleTimeoutMs: 1000 });
     const result = await llm({ prompt: 'Hi' });
     let text = '';
     for await (const piece of result.output) {
       // The first pause is twice the idle limit; the server has finished by then.
-      if (text === '') await delay(600);
+      if (text === '') await delay(2000);
       text += piece;
     }
     expect(text).toBe(served.text);
