@@ -111,6 +111,24 @@ export function workerYoungGenerationMb(workers: number): number {
   return Math.max(MIN_YOUNG_GENERATION_MB, Math.floor(YOUNG_GENERATION_BUDGET_MB / workers));
 }
 
+/**
+ * Inputs smaller than this, in bytes, are judged on the main thread when `--workers` is not
+ * given: starting the workers (each loads the modules and compiles every schema it meets) costs
+ * more than they save. On 2 cores, 15 MB (30 000 records) took 1.27–1.30 s on the main thread
+ * against 1.81–1.90 s with two workers, 50 MB 2.09–2.15 s against 2.50–2.53 s, and 150 MB was even
+ * (docs/decisions/042, fifth addendum); with more cores the workers pay off sooner, so the line is
+ * drawn well below where two cores break even.
+ */
+export const SMALL_INPUT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The default number of workers: none for an input under SMALL_INPUT_BYTES, else one per core
+ * (the main thread only reads, counts lines and writes, so it needs no core of its own).
+ */
+export function defaultWorkers(cores: number, inputBytes: number): number {
+  return inputBytes < SMALL_INPUT_BYTES ? 0 : Math.max(1, cores);
+}
+
 /** `.txt` responses per task sent to a worker (JSONL inputs go in blocks of lines: batch-lines.ts). */
 const RECORDS_PER_TASK = 200;
 
@@ -316,10 +334,7 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   }
 
   const cores = availableParallelism();
-  // One worker per core: the main thread only reads, counts lines and writes, so it needs no
-  // core of its own (docs/decisions/042, addendum: on 2 cores, 2 workers ran 1.13× the script
-  // and 1 worker 0.76×).
-  let workers = flags.workers ?? Math.max(1, cores);
+  let workers = flags.workers ?? defaultWorkers(cores, inputSize(inputs));
   if (workers > cores) {
     io.stderr.write(
       `llmjson batch: --workers ${workers} is more than the ${cores} ${cores === 1 ? 'core' : 'cores'} of this machine: using ${cores}\n`,

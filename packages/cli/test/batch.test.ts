@@ -15,7 +15,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../../../test/support/cli.js';
-import { workerYoungGenerationMb } from '../src/batch-command.js';
+import { defaultWorkers, SMALL_INPUT_BYTES, workerYoungGenerationMb } from '../src/batch-command.js';
 
 const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
@@ -447,6 +447,38 @@ describe('batch --workers', () => {
     expect(many.err.slice(note.length)).toBe(inline.err);
     const help = await cli(['batch', '--help'], dir);
     expect(help.out.replace(/\s+/g, ' ')).toContain('more than the cores: the cores, with a note on stderr');
+  });
+
+  test('by default, an input under 32 MiB is judged on the main thread, a larger one by one worker per core', () => {
+    expect(SMALL_INPUT_BYTES).toBe(32 * 1024 * 1024);
+    expect(defaultWorkers(2, 0)).toBe(0);
+    expect(defaultWorkers(8, SMALL_INPUT_BYTES - 1)).toBe(0);
+    expect(defaultWorkers(8, SMALL_INPUT_BYTES)).toBe(8);
+    expect(defaultWorkers(2, 509_000_000)).toBe(2);
+    expect(defaultWorkers(1, SMALL_INPUT_BYTES)).toBe(1);
+    // Seen from outside: the worker threads a run starts, counted by a preloaded module. The same
+    // small run starts none by default and two with --workers 2, with the same results.
+    const dir = workspace();
+    const count = [
+      "import threads from 'node:worker_threads';",
+      'const Original = threads.Worker;',
+      'let started = 0;',
+      'threads.Worker = class extends Original { constructor(...args) { super(...args); started++; } };',
+      "process.on('exit', () => process.stderr.write(`worker threads started: ${started}\\n`));",
+    ].join('\n');
+    const run = (...extra: string[]) =>
+      spawnSync(
+        process.execPath,
+        ['--import', `data:text/javascript,${encodeURIComponent(count)}`, BIN, 'batch', 'run.jsonl', ...extra],
+        { cwd: dir, encoding: 'utf8' },
+      );
+    const byDefault = run();
+    const two = run('--workers', '2');
+    expect(byDefault.status, byDefault.stderr).toBe(0);
+    expect(byDefault.stderr).toContain('worker threads started: 0\n');
+    expect(two.status, two.stderr).toBe(0);
+    expect(two.stderr).toContain(`worker threads started: ${Math.min(2, availableParallelism())}\n`);
+    expect(two.stdout).toBe(byDefault.stdout);
   });
 
   test('one worker gets a young generation of 48 MB; more share 16 MB, 8 MB at least each', () => {
