@@ -464,7 +464,7 @@ describe('batch --workers', () => {
       'const Original = threads.Worker;',
       'let started = 0;',
       'threads.Worker = class extends Original { constructor(...args) { super(...args); started++; } };',
-      "process.on('exit', () => process.stderr.write(`worker threads started: ${started}\\n`));",
+      "process.on('exit', () => process.stderr.write('worker threads started: ' + started + '\\n'));",
     ].join('\n');
     const run = (...extra: string[]) =>
       spawnSync(
