@@ -150,10 +150,18 @@ interface Judge {
   close(): Promise<void>;
 }
 
+/**
+ * Judges on this thread. Each block first lets the event loop turn: `.txt` responses are read
+ * synchronously and stdout (a file or a pipe) is written synchronously, so without it a run would
+ * hear SIGTERM or SIGINT, or stdout's EPIPE, only once it had judged everything.
+ */
 function inlineJudge(context: BlockContext, builder: ReportBuilder): Judge {
   const judge = new BlockJudge(context);
   return {
-    judge: async (task) => judge.judge(task, builder),
+    judge: async (task) => {
+      await new Promise<void>((turned) => setImmediate(turned));
+      return judge.judge(task, builder);
+    },
     reports: async () => [],
     close: async () => {},
   };

@@ -10,7 +10,17 @@
  * input, or that holds something else) run in-process.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,11 +66,22 @@ function runToEnd(dir: string, args: readonly string[]) {
   return r;
 }
 
-/** Starts the run, freezes it once --out holds a line, counts its lines, then sends `signal` and lets it go. */
-async function killMidway(dir: string, args: readonly string[], out: string, signal: NodeJS.Signals) {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * Starts the run, freezes it once `out` holds a line, counts its lines, then sends `signal` and
+ * lets it go. `out` is the run's --out, or with `stdout`, the file its stdout is written to.
+ */
+async function killMidway(
+  dir: string,
+  args: readonly string[],
+  out: string,
+  signal: NodeJS.Signals,
+  { stdout = false }: { stdout?: boolean } = {},
+) {
+  const fd = stdout ? openSync(join(dir, out), 'w') : 'ignore';
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, stdio: ['ignore', fd, 'pipe'] });
+  if (typeof fd === 'number') closeSync(fd);
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
+  child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
@@ -123,6 +144,40 @@ describe('batch --resume after SIGTERM or SIGINT', () => {
       expect(readFileSync(join(dir, 'part.json'), 'utf8')).toBe(readFileSync(join(dir, 'full.json'), 'utf8'));
     }, 120_000);
   }
+});
+
+describe('batch: a signal stops a run judged on the main thread', () => {
+  // A directory of `.txt` responses is read synchronously, and stdout is a file here (written
+  // synchronously), so the run must let the event loop turn between blocks to hear the signal.
+  test('a small directory of .txt responses (judged on the main thread by default), printed to stdout: SIGTERM stops it after whole lines', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-signal-'));
+    writeFileSync(join(dir, 's.schema.json'), JSON.stringify(SCHEMA));
+    mkdirSync(join(dir, 'model-a'));
+    const items = JSON.stringify(Array.from({ length: 60 }, (_, i) => `item ${i} of the answer`));
+    const count = 4000;
+    for (let i = 0; i < count; i++) {
+      const name = `r${String(i).padStart(5, '0')}.txt`;
+      writeFileSync(join(dir, 'model-a', name), `Here:\n\`\`\`json\n{"n": ${i}, "items": ${items}}\n\`\`\`\n`);
+    }
+    const args = ['batch', 'model-a', '--schema', 's.schema.json'];
+    const killed = await killMidway(dir, args, 'printed.jsonl', 'SIGTERM', { stdout: true });
+    expect(killed.before, 'frozen before the run ended').toBeLessThan(count);
+    expect(killed.stderr).not.toContain('worker');
+    expect(killed.code, killed.stderr).toBe(143);
+    expect(killed.stderr).toContain('llmjson batch: stopped by SIGTERM after ');
+    expect(killed.stderr).toContain('the results printed are complete lines');
+    const printed = readFileSync(join(dir, 'printed.jsonl'), 'utf8');
+    const lines = lineCount(join(dir, 'printed.jsonl'));
+    expect(printed.endsWith('\n')).toBe(true);
+    expect(lines).toBeGreaterThan(0);
+    expect(lines).toBeLessThan(count);
+    const results = printed
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; status: string });
+    expect(results.map((r) => r.id)).toEqual(Array.from({ length: lines }, (_, i) => `r${String(i).padStart(5, '0')}`));
+    expect(new Set(results.map((r) => r.status))).toEqual(new Set(['salvaged']));
+  }, 120_000);
 });
 
 describe('batch --resume: refused before anything is written', () => {
