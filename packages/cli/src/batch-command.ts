@@ -99,10 +99,10 @@ export interface BatchFlags extends SchemaFlags {
 
 /**
  * The workers' young generations, in MB: one worker alone gets 48 (about what V8 gives the main
- * thread); two or more share 16, 8 at least each (see poolJudge).
+ * thread); two or more share 32, 8 at least each (see poolJudge).
  */
 const ONE_WORKER_YOUNG_GENERATION_MB = 48;
-const YOUNG_GENERATION_BUDGET_MB = 16;
+const YOUNG_GENERATION_BUDGET_MB = 32;
 const MIN_YOUNG_GENERATION_MB = 8;
 
 /** A worker's young generation, in MB, when `workers` run. */
@@ -191,12 +191,13 @@ function poolJudge(size: number, context: BlockContext, settings: ReportSettings
     // A worker waits for its next block on its event loop, not blocked in Atomics.wait: it must
     // hear the request for its report on the run's channel (poolJudge's `reports`).
     atomics: 'async',
-    // Two or more workers share a young generation of 16 MB, 8 MB at least each (V8's default is
+    // Two or more workers share a young generation of 32 MB, 8 MB at least each (V8's default is
     // larger): a run of 1 000 000 records with two workers peaked at 369 MB of RSS with the
-    // default, 249–292 MB with 8 MB each, 280 MB with 16 MB each (benchmarks/README.md,
-    // batch-scale). One worker alone gets 48 MB: on 300 000 records it scavenged 126 times in
-    // 133–151 ms, against 227–228 times in 213–216 ms with 16 MB, and 654 against 1 313 times
-    // with 16 MB against 8 on 1 000 000 (decision 042, second and third addenda).
+    // default. With two workers of 16 MB each it took 7.89–8.42 s (user CPU 14.35–15.26 s, peak
+    // RSS 268–274 MB) against 8.29–8.67 s (14.92–15.75 s, 250–256 MB) with 8 MB each, in five
+    // alternated pairs (decision 042, sixth addendum). One worker alone gets 48 MB: on 300 000
+    // records it scavenged 126 times in 133–151 ms, against 227–228 times in 213–216 ms with 16 MB
+    // (decision 042, second and third addenda).
     resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(size) },
     workerData,
   });

@@ -481,8 +481,8 @@ describe('batch --workers', () => {
     expect(two.stdout).toBe(byDefault.stdout);
   });
 
-  test('one worker gets a young generation of 48 MB; more share 16 MB, 8 MB at least each', () => {
-    expect([1, 2, 3, 4, 16].map(workerYoungGenerationMb)).toEqual([48, 8, 8, 8, 8]);
+  test('one worker gets a young generation of 48 MB; more share 32 MB, 8 MB at least each', () => {
+    expect([1, 2, 3, 4, 5, 16].map(workerYoungGenerationMb)).toEqual([48, 16, 10, 8, 8, 8]);
   });
 });
 
