@@ -33,12 +33,12 @@
  * written to the console.
  */
 
-import { createRequire } from 'node:module';
 import type { SchemaInput } from '@llmjson/core';
 import { isStandardSchema, quoteInput } from '@llmjson/core/internal';
 import type Handlebars from 'handlebars';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 import type { ResponseType } from './llm.js';
+import { requireFromPackage } from './package-root.js';
 
 export interface PromptEntry {
   readonly prompt: string;
@@ -71,7 +71,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const requireHere = createRequire(import.meta.url);
 let instance: typeof Handlebars | undefined;
 
 /**
@@ -81,7 +80,7 @@ let instance: typeof Handlebars | undefined;
  */
 function handlebars(): typeof Handlebars {
   if (instance === undefined) {
-    const created = (requireHere('handlebars') as typeof Handlebars).create();
+    const created = (requireFromPackage('handlebars') as typeof Handlebars).create();
     // Not reachable from a checked template (the compiler is told they are unknown); removed so
     // that nothing compiled by this instance can reach them either.
     created.unregisterHelper('log');

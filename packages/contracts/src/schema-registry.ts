@@ -25,12 +25,12 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { CompiledSchema, CompileOptions, JsonSchema, SchemaInput } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
 import { checkOptionNames, compileStandardSchema, isStandardSchema, quoteInput } from '@llmjson/core/internal';
 import { ContractConfigurationError, ContractErrorCode } from './errors.js';
 import { CONTRACTS_OPTION_NAMES } from './option-names.js';
+import { PACKAGE_ROOT } from './package-root.js';
 
 export type SchemaRootKind = 'workspace' | 'user' | 'builtin' | 'custom';
 
@@ -74,8 +74,8 @@ export interface SchemaRegistry {
   compile(ref: string, options?: CompileOptions): CompiledSchema;
 }
 
-/** The built-in root: the `schemas/prompt-contracts/` folder of this package. */
-export const BUILTIN_SCHEMA_ROOT = fileURLToPath(new URL('../schemas/prompt-contracts/', import.meta.url));
+/** The built-in root: the `schemas/prompt-contracts/` folder of this package (ends with a separator). */
+export const BUILTIN_SCHEMA_ROOT = `${join(PACKAGE_ROOT, 'schemas', 'prompt-contracts')}${sep}`;
 
 /** Workspace, user and built-in roots, in that order. */
 export function defaultSchemaRoots(options: DefaultRootsOptions = {}): SchemaRoot[] {
