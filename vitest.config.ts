@@ -53,5 +53,7 @@ export default defineConfig({
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
     testTimeout: 60_000,
+    // The bin runs the bundle of the build: made again first, so that it is never older.
+    globalSetup: ['test/support/bundle-setup.ts'],
   },
 });

@@ -111,7 +111,10 @@ describe.skipIf(!online)('packaging: the packed tarballs installed with npm in a
       const list = await run('tar', ['tzf', tarball], work);
       expect(list.code, explain(`tar tzf (${name})`, list)).toBe(0);
       const entries = list.stdout.split('\n');
-      for (const file of ['package/README.md', 'package/LICENSE', 'package/dist/index.js', 'package/dist/index.d.ts']) {
+      const files = ['package/README.md', 'package/LICENSE', 'package/dist/index.js', 'package/dist/index.d.ts'];
+      // The bin runs the bundle (packages/cli/scripts/bundle.mjs).
+      if (name === 'cli') files.push('package/bundle/llmjson.js', 'package/bundle/batch-pool-worker.js');
+      for (const file of files) {
         expect(entries, `@llmjson/${name}: ${file} missing from the tarball`).toContain(file);
       }
       expect(
@@ -173,6 +176,29 @@ describe.skipIf(!online)('packaging: the packed tarballs installed with npm in a
       for (const piece of ['Usage: llmjson', 'jsonl [options] [file]', 'salvage', 'demo', 'Exit codes:']) {
         expect(result.stdout, `npx llmjson --help does not mention ${piece}`).toContain(piece);
       }
+    },
+    CHECK,
+  );
+
+  it(
+    'npx llmjson batch --workers 2: the bundled command and its bundled worker threads, with the dependencies npm installed',
+    async () => {
+      const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+      const lines = Array.from({ length: 400 }, (_, i) =>
+        JSON.stringify({ id: `r${i}`, model: 'm', schema, text: i % 4 === 0 ? '{"n": "x"}' : `{"n": ${i}}` }),
+      );
+      writeFileSync(join(project, 'run.jsonl'), `${lines.join('\n')}\n`);
+      const result = await run(
+        'npx',
+        ['--no', '--', 'llmjson', 'batch', 'run.jsonl', '--schema-field', 'schema', '--workers', '2', '--no-progress'],
+        project,
+      );
+      expect(result.code, explain('npx llmjson batch --workers 2', result)).toBe(0);
+      const statuses = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { status: string }).status);
+      expect(statuses).toEqual(lines.map((_, i) => (i % 4 === 0 ? 'invalid' : 'valid')));
     },
     CHECK,
   );

@@ -13,9 +13,13 @@ const PACKAGES = new URL('../../packages/', import.meta.url);
 const entries = readdirSync(PACKAGES).flatMap((dir) => {
   const manifest = JSON.parse(readFileSync(new URL(`${dir}/package.json`, PACKAGES), 'utf8')) as {
     name: string;
-    exports: Record<string, { default: string }>;
+    exports: Record<string, { default: string } | string>;
   };
-  return Object.entries(manifest.exports).map(([subpath, target]) => ({
+  // A `./package.json` entry is the manifest itself, not a module of the package.
+  const modules = Object.entries(manifest.exports).filter(
+    (entry): entry is [string, { default: string }] => typeof entry[1] !== 'string',
+  );
+  return modules.map(([subpath, target]) => ({
     specifier: `${manifest.name}${subpath.slice(1)}`,
     source: fileURLToPath(
       new URL(`${dir}/${target.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')}`, PACKAGES),

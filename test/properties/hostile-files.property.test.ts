@@ -32,7 +32,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { REPOSITORY } from '../support/cli.js';
 import { hostileRuns } from '../support/hostile.js';
 
-const BIN = join(REPOSITORY, 'packages/cli/dist/main.js');
+const BIN = join(REPOSITORY, 'packages/cli/bin/llmjson.js');
 const DEADLINE_MS = 20_000;
 
 const KINDS = ['dev-zero', 'dev-null', 'fifo', 'directory', 'dangling', 'socket'] as const;

@@ -33,7 +33,7 @@ const ONE_WORKER_TARGET = 0.8;
 const TWO_WORKERS_TARGET = 1.6;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const cli = join(root, 'packages', 'cli', 'dist', 'main.js');
+const cli = join(root, 'packages', 'cli', 'bin', 'llmjson.js');
 
 /** The harness author's script: readline + JSON.parse + ajv (cached per schema text), a result line per record. */
 const SCRIPT = `

@@ -22,7 +22,7 @@ const QUICK_SIZE = 10_000_000;
 const RSS_TARGET_MB = 150;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const cli = join(root, 'packages', 'cli', 'dist', 'main.js');
+const cli = join(root, 'packages', 'cli', 'bin', 'llmjson.js');
 
 /** The user's script: readline + JSON.parse + ajv, each valid line printed. */
 const SCRIPT = `

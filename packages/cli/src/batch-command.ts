@@ -170,11 +170,24 @@ function inlineJudge(context: BlockContext, builder: ReportBuilder): Judge {
 /** How long the workers have to send their reports once every block is judged (they are idle then). */
 const REPORTS_TIMEOUT_MS = 60_000;
 
+/** Defined as `true` in the bundle (scripts/bundle.mjs); not defined in the build or the sources. */
+declare const __LLMJSON_BUNDLE__: boolean | undefined;
+
 /**
- * The worker threads (piscina), each given the run's settings once (`workerData`). The worker is
- * loaded from the build (`dist/batch-pool-worker.js`, beside this module once built; from the
- * sources, the built copy), as a worker thread runs plain Node.
+ * The worker's file: the bundled worker beside the bundle (`bundle/batch-pool-worker.js`), else
+ * the build's (`dist/batch-pool-worker.js`, beside this module once built; from the sources, the
+ * built copy, as a worker thread runs plain Node).
  */
+const WORKER_FILE = fileURLToPath(
+  new URL(
+    typeof __LLMJSON_BUNDLE__ !== 'undefined' && __LLMJSON_BUNDLE__
+      ? './batch-pool-worker.js'
+      : '../dist/batch-pool-worker.js',
+    import.meta.url,
+  ),
+);
+
+/** The worker threads (piscina), each given the run's settings once (`workerData`). */
 function poolJudge(size: number, context: BlockContext, settings: ReportSettings): Judge {
   const name = `llmjson-batch-${process.pid}-${randomUUID()}`;
   const workerData: PoolWorkerData = { context, settings, channel: name };
@@ -183,7 +196,7 @@ function poolJudge(size: number, context: BlockContext, settings: ReportSettings
   // The workers that judged a block, each holding a report of its blocks.
   const holders = new Set<number>();
   const pool = new Piscina<BlockTask, BlockResult>({
-    filename: fileURLToPath(new URL('../dist/batch-pool-worker.js', import.meta.url)),
+    filename: WORKER_FILE,
     minThreads: size,
     maxThreads: size,
     // The next block waits in the worker's queue while it judges one: no round trip between blocks.

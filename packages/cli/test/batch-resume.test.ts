@@ -1,7 +1,7 @@
 /**
  * `llmjson batch --resume`: a run killed midway (SIGTERM, as a scheduler stops a job, or SIGINT) and run
  * again with `--resume` ends with the `--out` and the report of an uninterrupted run, byte for
- * byte and deep-equal. The built command runs as a child process (`dist/main.js`): a signal is a
+ * byte and deep-equal. The command runs as a child process (the bin, `bin/llmjson.js`): a signal is a
  * process's business. "Midway" is made certain rather than timed: the child is frozen (SIGSTOP)
  * as soon as its `--out` holds a line, checked to be unfinished, then sent SIGTERM and let go.
  * A line cut by a harder kill (SIGKILL while writing) is simulated by appending half a line.
@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../../../test/support/cli.js';
 
-const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/llmjson.js', import.meta.url));
 const SCHEMA = {
   type: 'object',
   properties: { n: { type: 'integer' }, items: { type: 'array', items: { type: 'string', maxLength: 40 } } },

@@ -17,7 +17,7 @@ import { describe, expect, test } from 'vitest';
 import { runCli } from '../../../test/support/cli.js';
 import { defaultWorkers, SMALL_INPUT_BYTES, workerYoungGenerationMb } from '../src/batch-command.js';
 
-const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/llmjson.js', import.meta.url));
 const SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
 
 const cli = (argv: string[], cwd: string) => runCli(argv, { cwd });

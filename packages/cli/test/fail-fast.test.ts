@@ -13,7 +13,7 @@ import { describe, expect, test } from 'vitest';
 import { chunkText } from '../../../test/support/chunking.js';
 import { runCli } from '../../../test/support/cli.js';
 
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../bin/llmjson.js', import.meta.url));
 
 const ITEM = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
 const DOC = { type: 'object', properties: { items: { type: 'array', items: ITEM } } };

@@ -210,7 +210,7 @@ describe('files that cannot be used: exit 2 with one line, before any input is r
 describe('files read whole that are not regular files: exit 2 with one line, before any input is read', () => {
   // The built command in a child process, with a deadline: a command that reads /dev/zero or
   // waits on a FIFO would hang this process (the read is synchronous) rather than fail.
-  const BIN = join(REPOSITORY, 'packages/cli/dist/main.js');
+  const BIN = join(REPOSITORY, 'packages/cli/bin/llmjson.js');
   const DEADLINE_MS = 15_000;
   const PROMPTS = { prompts: { x: { prompt: 'Say {{t}}', 'response-type': 'text' } } };
 

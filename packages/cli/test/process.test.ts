@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { openAISse } from '../../../test/support/provider.js';
 
-const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/llmjson.js', import.meta.url));
 
 function once(stream: NodeJS.ReadableStream): Promise<string> {
   return new Promise((resolve) => stream.once('data', (d: Buffer) => resolve(d.toString())));

@@ -1,0 +1,118 @@
+/**
+ * The `llmjson` bin runs a bundle of the build (scripts/bundle.mjs): the workspace's own packages
+ * in one file for the command and one for the batch worker, every other package an import that
+ * @llmjson/cli must depend on, with the range of the workspace package that uses it. The bundle
+ * is run here from a folder that holds no build at all, as the packed package's files are laid
+ * out, so that nothing it needs is found in `dist` by accident: the batch worker's file, the
+ * built-in schemas of @llmjson/contracts, the demo and the version.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { REPOSITORY } from '../../../test/support/cli.js';
+
+const PACKAGE = join(REPOSITORY, 'packages/cli');
+const script = (await import(join(PACKAGE, 'scripts/bundle.mjs'))) as {
+  packageName(specifier: string): string;
+  dependencyProblems(
+    externals: string[],
+    dependencies: Record<string, string>,
+    declared: Map<string, { by: string; range: string }>,
+  ): string[];
+  bundle(options?: { outdir?: string; write?: boolean }): Promise<{
+    externals: string[];
+    bundled: string[];
+    problems: string[];
+  }>;
+};
+const manifest = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+  files: string[];
+};
+
+describe('the bundle of the llmjson command', () => {
+  test('a bare specifier names its package', () => {
+    expect(
+      ['ajv', 'ajv/dist/2019.js', '@smithy/eventstream-codec', '@scope/name/deep/file.js'].map(script.packageName),
+    ).toEqual(['ajv', 'ajv', '@smithy/eventstream-codec', '@scope/name']);
+  });
+
+  test('an import of a package that @llmjson/cli does not depend on, or on another range, is named with what to write', () => {
+    const declared = new Map([
+      ['ajv', { by: '@llmjson/core', range: '8.20.0' }],
+      ['handlebars', { by: '@llmjson/contracts', range: '4.7.8' }],
+    ]);
+    expect(
+      script.dependencyProblems(
+        ['ajv/dist/2019.js', 'ajv', 'handlebars'],
+        { ajv: '8.20.0', handlebars: '4.7.8' },
+        declared,
+      ),
+    ).toEqual([]);
+    expect(script.dependencyProblems(['ajv/dist/2020.js', 'ajv'], {}, declared)).toEqual([
+      'the bundle imports ajv, which @llmjson/cli does not depend on: add "ajv": "8.20.0" to its dependencies (the range of @llmjson/core)',
+    ]);
+    expect(script.dependencyProblems(['handlebars'], { handlebars: '^4.7.0' }, declared)).toEqual([
+      'the bundle imports handlebars as @llmjson/contracts does, which depends on "4.7.8", but @llmjson/cli depends on "^4.7.0": use the same range',
+    ]);
+  });
+
+  test('bundles core, contracts, node and the command; imports only packages @llmjson/cli depends on, with the same ranges', async () => {
+    const { externals, bundled, problems } = await script.bundle({ write: false });
+    expect(problems).toEqual([]);
+    expect(bundled).toEqual(expect.arrayContaining(['cli', 'contracts', 'core', 'node']));
+    expect(externals.filter((specifier) => specifier.startsWith('@llmjson/'))).toEqual([]);
+    for (const name of new Set(externals.map(script.packageName))) {
+      expect(manifest.dependencies, name).toHaveProperty([name]);
+    }
+    expect(manifest.files).toContain('bundle');
+  });
+
+  test('runs from the files of the package with no build beside it: version, demo (built-in schemas), batch with worker threads', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'llmjson-bundle-'));
+    const { problems } = await script.bundle({ outdir: join(root, 'bundle') });
+    expect(problems).toEqual([]);
+    cpSync(join(PACKAGE, 'bin'), join(root, 'bin'), { recursive: true });
+    cpSync(join(PACKAGE, 'demo'), join(root, 'demo'), { recursive: true });
+    cpSync(join(PACKAGE, 'package.json'), join(root, 'package.json'));
+    // The dependencies, as an install puts them beside the package.
+    symlinkSync(join(PACKAGE, 'node_modules'), join(root, 'node_modules'));
+    expect(existsSync(join(root, 'dist'))).toBe(false);
+    const llmjson = (args: string[], cwd = root) =>
+      spawnSync(process.execPath, [join(root, 'bin/llmjson.js'), ...args], { cwd, encoding: 'utf8' });
+
+    const version = llmjson(['--version']);
+    expect(version.stderr).toBe('');
+    expect(version.stdout.trim()).toBe(manifest.version);
+
+    const demo = llmjson(['demo', '--speed', '0']);
+    expect(demo.status, demo.stderr).toBe(0);
+    expect(demo.stdout).toContain('document complete');
+
+    const work = join(root, 'work');
+    mkdirSync(work);
+    const schema = (key: string) => ({ type: 'object', properties: { [key]: { type: 'integer' } }, required: [key] });
+    const lines = Array.from({ length: 600 }, (_, i) =>
+      JSON.stringify({
+        id: `r${i}`,
+        model: `m${i % 2}`,
+        schema: schema(`k${i % 5}`),
+        text: i % 3 === 0 ? `{"k${i % 5}": "x"}` : `{"k${i % 5}": ${i}}`,
+      }),
+    );
+    writeFileSync(join(work, 'run.jsonl'), `${lines.join('\n')}\n`);
+    const pooled = llmjson(['batch', 'run.jsonl', '--schema-field', 'schema', '--workers', '2', '--no-progress'], work);
+    expect(pooled.status, pooled.stderr).toBe(0);
+    const results = pooled.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; status: string });
+    expect(results.map((r) => r.id)).toEqual(lines.map((_, i) => `r${i}`));
+    expect(results.map((r) => r.status)).toEqual(lines.map((_, i) => (i % 3 === 0 ? 'invalid' : 'valid')));
+    const inline = llmjson(['batch', 'run.jsonl', '--schema-field', 'schema', '--workers', '0', '--no-progress'], work);
+    expect(inline.stdout).toBe(pooled.stdout);
+  });
+});
