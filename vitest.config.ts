@@ -4,8 +4,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * Tests run against the packages' sources, so running vitest after editing `src` never tests a
  * stale `dist`. Only the specifiers below are redirected; tests that start the CLI as a process
- * (`packages/cli/dist/main.js`) or pack the packages still use the build, which `pnpm test` makes
- * first.
+ * (the bin, `packages/cli/bin/llmjson.js`, which runs the bundle of the build) or pack the
+ * packages still use the build, which `pnpm test` makes first; the global setup bundles it again.
  */
 const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
 const SOURCES: Record<string, string> = {

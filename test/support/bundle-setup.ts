@@ -6,7 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPOSITORY } from './cli.js';
+import { fileURLToPath } from 'node:url';
+
+const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
 
 export default async function setup(): Promise<void> {
   if (!existsSync(join(REPOSITORY, 'packages/cli/dist/main.js'))) return;

@@ -5,7 +5,17 @@
  * checkout that is not built says what to run.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -47,5 +57,37 @@ describe('the llmjson bin', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/not built .* run `npx -y pnpm@10 build`/)]);
+  });
+
+  test('in a checkout, runs the bundle only while it is newer than the build of every package it holds; a packed package runs its bundle', () => {
+    const root = mkdtempSync(join(tmpdir(), 'llmjson-bin-'));
+    const cli = join(root, 'packages/cli');
+    const launcher = join(cli, manifest.bin.llmjson as string);
+    mkdirSync(join(launcher, '..'), { recursive: true });
+    copyFileSync(join(PACKAGE, manifest.bin.llmjson as string), launcher);
+    for (const dir of ['bundle', 'dist', '../core']) mkdirSync(join(cli, dir), { recursive: true });
+    writeFileSync(join(cli, 'bundle/llmjson.js'), "process.stdout.write('bundle');\n");
+    writeFileSync(join(cli, 'dist/main.js'), "process.stdout.write('dist');\n");
+    writeFileSync(join(cli, 'tsconfig.json'), '{}');
+    const at = (file: string, seconds: number) => {
+      writeFileSync(join(root, file), '', { flag: 'a' });
+      utimesSync(join(root, file), seconds, seconds);
+    };
+    const runs = () => spawnSync(process.execPath, [launcher], { encoding: 'utf8' }).stdout;
+    at('packages/cli/tsconfig.tsbuildinfo', 1_000);
+    at('packages/core/tsconfig.tsbuildinfo', 1_000);
+    at('packages/cli/bundle/llmjson.js', 2_000);
+    expect(runs()).toBe('bundle');
+    // `tsc -b` rebuilt core after the bundle was made.
+    at('packages/core/tsconfig.tsbuildinfo', 3_000);
+    expect(runs()).toBe('dist');
+    at('packages/cli/bundle/llmjson.js', 4_000);
+    expect(runs()).toBe('bundle');
+    // Cleaned (`tsc -b --clean`): the bundle is of a build that is gone.
+    rmSync(join(cli, 'tsconfig.tsbuildinfo'));
+    expect(runs()).toBe('dist');
+    // A packed package has no tsconfig.json and no build info: its bundle runs.
+    rmSync(join(cli, 'tsconfig.json'));
+    expect(runs()).toBe('bundle');
   });
 });

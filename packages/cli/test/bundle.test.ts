@@ -19,8 +19,13 @@ const script = (await import(join(PACKAGE, 'scripts/bundle.mjs'))) as {
   dependencyProblems(
     externals: string[],
     dependencies: Record<string, string>,
-    declared: Map<string, { by: string; range: string }>,
+    declared: Map<string, { by: string; range: string }[]>,
   ): string[];
+  workspaceRanges(
+    bundled: string[],
+    read?: (dir: string) => { name: string; dependencies?: Record<string, string> },
+  ): Map<string, { by: string; range: string }[]>;
+  ownUrlProblems(text: string): string[];
   bundle(options?: { outdir?: string; write?: boolean }): Promise<{
     externals: string[];
     bundled: string[];
@@ -40,23 +45,52 @@ describe('the bundle of the llmjson command', () => {
     ).toEqual(['ajv', 'ajv', '@smithy/eventstream-codec', '@scope/name']);
   });
 
-  test('an import of a package that @llmjson/cli does not depend on, or on another range, is named with what to write', () => {
+  test('an import of a package that @llmjson/cli does not depend on, or on another range than a bundled package declares, is named with what to write', () => {
     const declared = new Map([
-      ['ajv', { by: '@llmjson/core', range: '8.20.0' }],
-      ['handlebars', { by: '@llmjson/contracts', range: '4.7.8' }],
+      ['ajv', [{ by: '@llmjson/core', range: '8.20.0' }]],
+      [
+        'handlebars',
+        [
+          { by: '@llmjson/contracts', range: '4.7.8' },
+          { by: '@llmjson/node', range: '4.7.9' },
+        ],
+      ],
     ]);
-    expect(
-      script.dependencyProblems(
-        ['ajv/dist/2019.js', 'ajv', 'handlebars'],
-        { ajv: '8.20.0', handlebars: '4.7.8' },
-        declared,
-      ),
-    ).toEqual([]);
+    expect(script.dependencyProblems(['ajv/dist/2019.js', 'ajv'], { ajv: '8.20.0' }, declared)).toEqual([]);
     expect(script.dependencyProblems(['ajv/dist/2020.js', 'ajv'], {}, declared)).toEqual([
       'the bundle imports ajv, which @llmjson/cli does not depend on: add "ajv": "8.20.0" to its dependencies (the range of @llmjson/core)',
     ]);
-    expect(script.dependencyProblems(['handlebars'], { handlebars: '^4.7.0' }, declared)).toEqual([
-      'the bundle imports handlebars as @llmjson/contracts does, which depends on "4.7.8", but @llmjson/cli depends on "^4.7.0": use the same range',
+    expect(script.dependencyProblems(['handlebars'], { handlebars: '4.7.8' }, declared)).toEqual([
+      'the bundle imports handlebars as @llmjson/node does, which depends on "4.7.9", but @llmjson/cli depends on "4.7.8": use the same range',
+    ]);
+  });
+
+  test("the ranges checked are the bundled workspace packages' own, never @llmjson/cli's", () => {
+    const manifests: Record<string, { name: string; dependencies: Record<string, string> }> = {
+      cli: { name: '@llmjson/cli', dependencies: { ajv: 'catalog:', '@llmjson/core': 'workspace:*' } },
+      core: { name: '@llmjson/core', dependencies: { ajv: '^9.0.0' } },
+    };
+    const declared = script.workspaceRanges(['cli', 'core'], (dir) => manifests[dir] as never);
+    expect(declared.get('ajv')).toEqual([{ by: '@llmjson/core', range: '^9.0.0' }]);
+    expect(script.dependencyProblems(['ajv'], { ajv: 'catalog:' }, declared)).toEqual([
+      'the bundle imports ajv as @llmjson/core does, which depends on "^9.0.0", but @llmjson/cli depends on "catalog:": use the same range',
+    ]);
+    // On the real manifests: ajv as core declares it, canonicalize as contracts does.
+    const real = script.workspaceRanges(['cli', 'contracts', 'core', 'node']);
+    expect(real.get('ajv')?.map((d) => d.by)).toEqual(['@llmjson/core']);
+    expect(real.get('canonicalize')?.map((d) => d.by)).toEqual(['@llmjson/contracts']);
+  });
+
+  test('a bundled module that finds a file from its own URL is refused unless allowed', () => {
+    const text = [
+      '// packages/cli/dist/program.js',
+      "var VERSION = readFileSync(new URL('../package.json', import.meta.url));",
+      '// packages/core/dist/loader.js',
+      "var data = new URL('../data/', import.meta.url);",
+      'var again = import.meta.url;',
+    ].join('\n');
+    expect(script.ownUrlProblems(text)).toEqual([
+      "packages/core/dist/loader.js uses import.meta.url, which in the bundle is the bundle's own file: find the file by package name (as packages/contracts/src/package-root.ts does), or, if it is the same from the bundle's folder, add the module to OWN_URL_ALLOWED in packages/cli/scripts/bundle.mjs",
     ]);
   });
 

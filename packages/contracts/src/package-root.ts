@@ -11,15 +11,18 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * This package's `package.json`: found by the package's own name (its `exports` allow it). Code
- * bundled into a file that has no such package beside it falls back to the manifest one folder
- * up from the module, where it is in the build.
+ * bundled into a file with no such package installed where the file is (a bundle that holds its
+ * dependencies too) falls back to the manifest one folder up from the module, where it is in the
+ * build, as the package found its files before it looked by name.
  */
 export const PACKAGE_JSON = ownManifest();
 
 function ownManifest(): string {
   try {
     return createRequire(import.meta.url).resolve('@llmjson/contracts/package.json');
-  } catch {
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') throw error;
     return fileURLToPath(new URL('../package.json', import.meta.url));
   }
 }
