@@ -16,8 +16,8 @@
  *    ConfigurationError, all of them alike; and when plain ajv (test/support/reference-ajv.ts)
  *    compiles it, they accept it — except for a reference cycle that never descends into the
  *    value, refused by design (reference-cycles.ts: such a schema recurses forever on every
- *    value), and two nested relative `$id`s climbing above a root without one, a known
- *    limitation (`refusedByDesign` below says why). (The generated schemas carry no patterns, so
+ *    value), and relative `$id`s that name one schema only once `..` stops at the top of a root
+ *    without its own `$id`, a known limitation (`refusedByDesign` below says why). (The generated schemas carry no patterns, so
  *    the other refusal by design, decision 013's backtracking patterns, cannot arise.)
  * 2. Never throws: once constructed, no engine throws and none emits 'error' on any input at
  *    any chunking — the Node JSONL stream (plain, `prefixCheck`, `failFast`), the partial
@@ -39,6 +39,7 @@ import {
 } from '@llmjson/core';
 import { compileSchema } from '@llmjson/core/ajv';
 import { createElementStream, createJsonlStream, createPartialStream, createSalvageStream } from '@llmjson/node';
+import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { numRuns, splitAt, splitPoints } from '../support/chunking.js';
@@ -403,30 +404,81 @@ function describeError(error: unknown): string {
 
 /**
  * A refusal for a schema plain ajv compiles: by design, a reference cycle that never reaches the
- * value; and a known limitation, two nested relative `$id`s that climb above a root without its
- * own `$id` (`"$id": "../up.json"` inside another). llmjson registers such a root under a private
- * absolute id, where `..` stops at the top, so both become one id and ajv refuses the duplicate;
- * plain ajv's empty base keeps them apart. A relative private id would fix it but lets ajv look
+ * value; and a known limitation, relative `$id`s that climb above a root without its own `$id`
+ * (`"$id": "../up.json"`). llmjson registers such a root under a private absolute id
+ * (`llmjson:root`), where `..` stops at the top, so an `$id` inside the climbing one
+ * (`"sub/inner.json"` inside `"../up.json"`) can come to name the same URI as another `$id` of the
+ * schema, and ajv refuses the duplicate; plain ajv's empty base keeps them apart. It is that case
+ * exactly when the `$id`s resolved from `llmjson:root` repeat and those resolved from the empty
+ * base do not (`collapsedByPrivateBase`). A relative private id would fix it but lets ajv look
  * `$ref: "__proto__"` up on an object's prototype (hostile-compile.property.test.ts caught that),
  * so the fix needs its own work. Either way the answer is a ConfigurationError at construction.
  */
 function refusedByDesign(error: unknown, schema: unknown): boolean {
   if (!(error instanceof ConfigurationError)) return false;
   if (/reference cycle that never descends into the value/.test(error.message)) return true;
-  return /resolves to more than one schema/.test(error.message) && climbingIds(schema) >= 2;
+  return /resolves to more than one schema/.test(error.message) && collapsedByPrivateBase(schema);
 }
 
-/** How many `$id`/`id` values in `schema` climb with `../`. */
-function climbingIds(schema: unknown): number {
-  if (Array.isArray(schema)) return schema.reduce((n: number, item) => n + climbingIds(item), 0);
-  if (typeof schema !== 'object' || schema === null) return 0;
-  let n = 0;
-  for (const [key, value] of Object.entries(schema)) {
-    if ((key === '$id' || key === 'id') && typeof value === 'string' && value.includes('../')) n++;
-    else n += climbingIds(value);
+/** ajv's own URI resolution (RFC 3986, fast-uri), as it resolves `$id`s. */
+const uris = new Ajv().opts.uriResolver;
+
+/** Keywords whose values are data, not schemas: an `$id` in them names nothing. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
+/** The `$id`s (draft-04: `id`) under `schema`, each resolved from `base` through the ones above it, without fragments. */
+function resolvedIds(schema: unknown, base: string, found: string[] = []): string[] {
+  if (Array.isArray(schema)) {
+    for (const item of schema) resolvedIds(item, base, found);
+    return found;
   }
-  return n;
+  if (typeof schema !== 'object' || schema === null) return found;
+  const node = schema as Record<string, unknown>;
+  const id = typeof node.$id === 'string' ? node.$id : typeof node.id === 'string' ? node.id : undefined;
+  let here = base;
+  if (id !== undefined && !id.startsWith('#')) {
+    here = uris.resolve(base, id).replace(/#.*$/, '');
+    found.push(here);
+  }
+  for (const [key, value] of Object.entries(node)) if (!DATA_KEYWORDS.has(key)) resolvedIds(value, here, found);
+  return found;
 }
+
+/** The schema's root has no `$id`, and its `$id`s name one URI twice only from the private base. */
+function collapsedByPrivateBase(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return false;
+  const root = schema as Record<string, unknown>;
+  if (typeof root.$id === 'string' || typeof root.id === 'string') return false;
+  const repeats = (ids: string[]) => new Set(ids).size < ids.length;
+  return repeats(resolvedIds(schema, 'llmjson:root')) && !repeats(resolvedIds(schema, ''));
+}
+
+describe('the known limitation, told apart from a schema that repeats an $id', () => {
+  test('an $id inside one that climbs above the root names the URI of another only from the private base', () => {
+    // Found by this file's property (CI, seed -393790634).
+    const climbing = {
+      definitions: { a: true },
+      $defs: { a: { $id: '../up.json', definitions: { a: { $id: 'sub/inner.json' } } } },
+      type: 'object',
+      properties: { p: true, q: { oneOf: [{ oneOf: [{ $id: 'sub/inner.json' }] }] } },
+    };
+    expect(reference(climbing).compiled).toBe(true);
+    let why: unknown;
+    try {
+      compileSchema(climbing as JsonSchema);
+    } catch (error) {
+      why = error;
+    }
+    expect(refusedByDesign(why, climbing)).toBe(true);
+    // The same $id twice is a duplicate from any base: not the limitation.
+    const repeated = { properties: { a: { $id: 'same.json' }, b: { $id: 'same.json' } } };
+    expect(collapsedByPrivateBase(repeated)).toBe(false);
+    // A root with its own $id is registered under it: not the limitation either.
+    expect(collapsedByPrivateBase({ ...climbing, $id: 'https://example.com/root.json' })).toBe(false);
+    // `..` inside data is no $id.
+    expect(collapsedByPrivateBase({ const: { $id: '../x.json' }, properties: { a: { $id: 'x.json' } } })).toBe(false);
+  });
+});
 
 describe('schema references: construction refuses or the streams never throw', () => {
   test('every engine, any input, any chunking; many generated schemas are accepted', async () => {
