@@ -8,8 +8,8 @@
  * dependencies in one file, beside a copy of its package.json, which it reads for its version),
  * written to a fresh folder under the system's temporary directory that everyone may traverse.
  *
- * The bundle holds the same built code; only the command's worker pool (piscina, which finds its
- * own worker file on disk) does not work from it, so batch runs as another user pass `--workers 0`.
+ * The bundle holds the same built code; only the command's worker threads (started from their
+ * own file on disk) do not work from it, so batch runs as another user pass `--workers 0`.
  *
  * The Node that runs it is the suite's own (`process.execPath`), so a run of the suite on another
  * Node version (`npx -y node@22 …`, as CI does) tests the command on that version. When `nobody`

@@ -1,15 +1,14 @@
 /**
- * One unit of `llmjson batch` work, judged whole where it lands (a worker thread, or the main
- * thread with `--workers 0`): a block of JSONL lines as bytes (batch-lines.ts), or a few records
- * already read (the `.txt` responses of a directory). The answer is the block's result lines as
- * one text (from a worker, as one buffer of UTF-8, moved: not an object per record), and its
- * input problems.
+ * One unit of `llmjson batch` work (a task, batch-tasks.ts), judged whole by the thread that owns
+ * it (the main thread, or a worker thread with `--workers` 2 or more): a block of JSONL lines as
+ * bytes (batch-lines.ts), or a few records already read (the `.txt` responses of a directory). The
+ * answer is the block's result lines as one text (from a worker, as one buffer of UTF-8, moved:
+ * not an object per record), and its input problems.
  *
- * So the main thread reads, counts positions and writes the result lines;
- * parsing every line, lifting it out of its format, looking up its schema and judging it happen
- * here, in parallel (docs/decisions/042). The results are folded into the report where they are
- * judged (`judge`'s builder: each worker's own, merged at the end of the run; the main thread's
- * with `--workers 0`), so the main thread never reads a result line back.
+ * Parsing every line, lifting it out of its format, looking up its schema and judging it happen
+ * here, on every thread in parallel (docs/decisions/042, 044). The results are folded into the
+ * report of the thread that judges them (each worker's own, merged at the end of the run), so the
+ * main thread never reads a result line back.
  *
  * A block is judged the way `readRecords` reads a file (the same `forEachLine`, `isBlankLine` and
  * `liftLine`), from the position and line number its first line has in the run: positions depend
@@ -22,7 +21,8 @@ import { decodeBlock, forEachLine, isBlankLine } from './batch-lines.js';
 import { type LineLiftOptions, liftLine, splitSchemaAllowed } from './batch-records.js';
 import type { BatchReport, ReportBuilder, ReportSettings } from './batch-report.js';
 import { RecordSchemas } from './batch-schemas.js';
-import { inShard, type Shard } from './batch-shard.js';
+import { inShard, type PositionSetData, type Shard } from './batch-shard.js';
+import type { TaskSource } from './batch-tasks.js';
 import type { BatchFormat, BatchRecord, InputProblem } from './batch-types.js';
 
 /** What stays the same for every block of a run (a worker's `workerData`). */
@@ -33,23 +33,29 @@ export interface BlockContext {
   readonly paths: FieldPaths;
 }
 
-/** A pool worker's `workerData` (batch-pool-worker.ts). */
+/** A worker thread's `workerData` (batch-pool-worker.ts). */
 export interface PoolWorkerData {
   readonly context: BlockContext;
   /** The report's settings (a worker's report is merged into the main thread's). */
   readonly settings: ReportSettings;
-  /** The name of the run's broadcast channel, on which the main thread asks for the reports. */
-  readonly channel: string;
+  /** The inputs, read by the worker itself (batch-tasks.ts), and the positions already judged. */
+  readonly source: Omit<TaskSource, 'finished'> & { readonly finished?: PositionSetData };
+  /** The tasks it judges: those whose number modulo `count` is `index` (the main thread's is 0). */
+  readonly part: { readonly index: number; readonly count: number };
 }
 
-/** What the main thread posts on the run's channel to ask each worker for its report. */
-export const REPORT_REQUEST = 'report';
+/**
+ * What the main thread tells a worker: that the result lines of one of its tasks are written (so
+ * its results count in the worker's report, and it may judge one task further ahead), or to send
+ * its report.
+ */
+export type ToWorker = { readonly kind: 'written'; readonly number: number } | { readonly kind: 'report' };
 
-/** A worker's answer on the channel: its report, of every block it judged. */
-export interface WorkerReport {
-  readonly worker: number;
-  readonly report: BatchReport;
-}
+/** What a worker tells the main thread: a task judged, its report, or why it stopped. */
+export type FromWorker =
+  | { readonly kind: 'judged'; readonly number: number; readonly result: BlockResult }
+  | { readonly kind: 'report'; readonly report: BatchReport }
+  | { readonly kind: 'failed'; readonly name: string; readonly message: string };
 
 /** Lines of one JSONL file, whole (batch-lines.ts `readBlocks`). */
 export interface LinesTask {
@@ -89,8 +95,6 @@ export interface BlockResult {
   readonly judged: number;
   /** Records skipped because `--resume` found them already judged. */
   readonly resumed: number;
-  /** The worker thread that judged the block (and holds its results in its report). */
-  readonly worker?: number;
 }
 
 /** A block as `BlockJudge` gives it: its result lines as text. */
@@ -114,7 +118,7 @@ export class BlockJudge {
   }
 
   /** Judges `task`, folding its results into `builder`. */
-  judge(task: BlockTask, builder: ReportBuilder): JudgedBlock {
+  judge(task: BlockTask, builder: Pick<ReportBuilder, 'add'>): JudgedBlock {
     // Built by concatenation: Array.prototype.join costs about 1 µs a line, as much as writing it.
     let text = '';
     let judged = 0;

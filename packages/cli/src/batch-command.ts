@@ -4,22 +4,25 @@
  * files — one result line per record (batch-types.ts `RecordResult`, on `--out` or stdout, in
  * position order whatever the number of workers), then a per-model summary on stderr and, with
  * `--report`, a report in JSON, markdown or HTML (by the extension; the flag may be repeated).
- * The stages are their own modules: reading (batch-records.ts, batch-formats.ts), judging
- * (batch-judge.ts, in worker threads: batch-pool-worker.ts), the report (batch-report.ts), the
- * shard and the resume (batch-shard.ts). This file wires them and keeps the guarantees:
+ * The stages are their own modules: reading (batch-records.ts, batch-formats.ts, batch-tasks.ts),
+ * judging (batch-judge.ts, batch-block.ts; on worker threads too: batch-pool-worker.ts), the
+ * report (batch-report.ts), the shard and the resume (batch-shard.ts). This file wires them and
+ * keeps the guarantees:
  *
- * - The input is streamed: memory stays flat on a file of any size. JSONL inputs are read in
- *   blocks of whole lines (batch-lines.ts); this thread counts their positions and hands each
- *   block to a worker, which parses and judges its lines and folds them into a report of its own
- *   (batch-block.ts); the result lines come back as one buffer per block, written as it is, and
- *   the workers' reports are merged at the end (docs/decisions/042-batch-blocks.md).
+ * - The input is streamed: memory stays flat on a file of any size. The inputs are read as
+ *   numbered tasks (batch-tasks.ts): JSONL files in blocks of whole lines (batch-lines.ts), `.txt`
+ *   responses a few at a time. With `--workers N` (N ≥ 2), N threads judge: this one and N − 1
+ *   worker threads. Each reads the inputs itself and judges the tasks whose number modulo N is its
+ *   own, folding them into a report of its own; a worker sends each task's result lines as one
+ *   buffer, this thread writes every task's lines in task order, and the workers' reports are
+ *   merged at the end (docs/decisions/044-batch-threads-read-for-themselves.md).
  * - The result lines are the unit of truth: the report is a fold over them and the input
  *   problems. `--shard k/n` judges only its positions (and counts only its problems); `--resume`
  *   folds the lines already in `--out`, skips their positions and appends the rest, so a resumed
  *   run's `--out` and report are those of an uninterrupted one, and `merge` of the shards'
  *   reports is the report of one run.
  * - `--workers` is clamped to the machine's cores (`availableParallelism()`), with a note on
- *   stderr: more threads than cores only cost memory.
+ *   stderr: more threads than cores only cost memory. 0 and 1 both judge on this thread alone.
  * - No output may be an input (`--out runs.jsonl` over `runs.jsonl`, a `--report` over a schema),
  *   nor two outputs one file: exit 2 before anything is read or written. `--resume` appends to
  *   `--out`, which is still never an input.
@@ -34,30 +37,27 @@
  * is escaped and cut (terminal-text.ts, batch-report.ts); the result lines keep them whole.
  */
 
-import { randomUUID } from 'node:crypto';
-import { closeSync, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { availableParallelism, constants as osConstants } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { BroadcastChannel } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import type { ClassifyMode } from '@llmjson/contracts';
 import { elementSchemaAt, quoteInput } from '@llmjson/core/internal';
 import cliProgress from 'cli-progress';
-import { Piscina } from 'piscina';
 import {
   type BlockContext,
   BlockJudge,
   type BlockResult,
   type BlockTask,
+  type FromWorker,
   type PoolWorkerData,
-  REPORT_REQUEST,
-  type WorkerReport,
+  type ToWorker,
 } from './batch-block.js';
 import type { FieldPaths } from './batch-formats.js';
 import type { JudgeOptions } from './batch-judge.js';
-import { decodeBlock, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
-import { inputSize, lineFormat, openRecordsFile, readTexts, scanInputs } from './batch-records.js';
+import { inputSize, scanInputs } from './batch-records.js';
 import {
   type BatchReport,
   coerceSetting,
@@ -67,8 +67,9 @@ import {
   summaryText,
   writeReport,
 } from './batch-report.js';
-import { inShard, type PositionSet, readResume, type Shard, shardFromFlag, WHOLE_RUN } from './batch-shard.js';
-import type { BatchFormat, BatchRecord } from './batch-types.js';
+import { type PositionSet, readResume, type Shard, shardFromFlag, WHOLE_RUN } from './batch-shard.js';
+import { readTasks, type TaskSource } from './batch-tasks.js';
+import type { BatchFormat } from './batch-types.js';
 import { coerceFromFlag } from './coerce-flag.js';
 import { ExitCode, UsageError } from './exit-codes.js';
 import { parseFieldPath } from './field-path.js';
@@ -98,14 +99,14 @@ export interface BatchFlags extends SchemaFlags {
 }
 
 /**
- * The workers' young generations, in MB: one worker alone gets 48 (about what V8 gives the main
- * thread); two or more share 32, 8 at least each (see poolJudge).
+ * The worker threads' young generations, in MB: one worker gets 48 (about what V8 gives the main
+ * thread, the other thread that judges); two or more share 32, 8 at least each.
  */
 const ONE_WORKER_YOUNG_GENERATION_MB = 48;
 const YOUNG_GENERATION_BUDGET_MB = 32;
 const MIN_YOUNG_GENERATION_MB = 8;
 
-/** A worker's young generation, in MB, when `workers` run. */
+/** A worker thread's young generation, in MB, when `workers` worker threads run. */
 export function workerYoungGenerationMb(workers: number): number {
   if (workers <= 1) return ONE_WORKER_YOUNG_GENERATION_MB;
   return Math.max(MIN_YOUNG_GENERATION_MB, Math.floor(YOUNG_GENERATION_BUDGET_MB / workers));
@@ -122,15 +123,12 @@ export function workerYoungGenerationMb(workers: number): number {
 export const SMALL_INPUT_BYTES = 32 * 1024 * 1024;
 
 /**
- * The default number of workers: none for an input under SMALL_INPUT_BYTES, else one per core
- * (the main thread only reads, counts lines and writes, so it needs no core of its own).
+ * The default number of threads that judge (`--workers`): the main thread alone (0) for an input
+ * under SMALL_INPUT_BYTES, else one per core, the main thread being one of them.
  */
 export function defaultWorkers(cores: number, inputBytes: number): number {
   return inputBytes < SMALL_INPUT_BYTES ? 0 : Math.max(1, cores);
 }
-
-/** `.txt` responses per task sent to a worker (JSONL inputs go in blocks of lines: batch-lines.ts). */
-const RECORDS_PER_TASK = 200;
 
 /** Exit code for a run stopped by a signal, as a shell reports one: 128 + its number. */
 function signalExitCode(signal: NodeJS.Signals): number {
@@ -142,32 +140,46 @@ function quoteName(text: string): string {
   return terminalText(quoteInput(text));
 }
 
-/** Judges blocks (batch-block.ts), in order: on this thread (`--workers 0`) or in worker threads. */
-interface Judge {
-  judge(task: BlockTask): Promise<BlockResult>;
-  /** The reports the workers folded their results into (none inline), once every block is in. */
+/**
+ * Judges the run's tasks (batch-tasks.ts), each where it is owned: all on this thread
+ * (`--workers` 0 or 1), or shared with worker threads (`threadJudge`).
+ */
+export interface Judge {
+  /** Which tasks this thread judges. */
+  owns(number: number): boolean;
+  /** The result of task `number`: `task` judged here when this thread owns it, else a worker's. */
+  judge(number: number, task: BlockTask | undefined): Promise<BlockResult>;
+  /** Task `number`'s result lines are written. */
+  written(number: number): void;
+  /** The reports the workers folded their results into (none inline), once every task is written. */
   reports(): Promise<readonly BatchReport[]>;
   close(): Promise<void>;
 }
 
+/** Judges `task` on this thread, once the event loop has turned (see inlineJudge). */
+async function judgeHere(judge: BlockJudge, task: BlockTask | undefined, builder: ReportBuilder): Promise<BlockResult> {
+  await new Promise<void>((turned) => setImmediate(turned));
+  if (task === undefined) throw new Error('llmjson batch: a task of this thread came without its content');
+  return judge.judge(task, builder);
+}
+
 /**
- * Judges on this thread. Each block first lets the event loop turn: `.txt` responses are read
+ * Judges on this thread. Each task first lets the event loop turn: `.txt` responses are read
  * synchronously and stdout (a file or a pipe) is written synchronously, so without it a run would
  * hear SIGTERM or SIGINT, or stdout's EPIPE, only once it had judged everything.
  */
 function inlineJudge(context: BlockContext, builder: ReportBuilder): Judge {
   const judge = new BlockJudge(context);
   return {
-    judge: async (task) => {
-      await new Promise<void>((turned) => setImmediate(turned));
-      return judge.judge(task, builder);
-    },
+    owns: () => true,
+    judge: (_, task) => judgeHere(judge, task, builder),
+    written: () => {},
     reports: async () => [],
     close: async () => {},
   };
 }
 
-/** How long the workers have to send their reports once every block is judged (they are idle then). */
+/** How long the workers have to send their reports once every task is written (they are idle then). */
 const REPORTS_TIMEOUT_MS = 60_000;
 
 /** Defined as `true` in the bundle (scripts/bundle.mjs); not defined in the build or the sources. */
@@ -187,71 +199,120 @@ const WORKER_FILE = fileURLToPath(
   ),
 );
 
-/** The worker threads (piscina), each given the run's settings once (`workerData`). */
-function poolJudge(size: number, context: BlockContext, settings: ReportSettings): Judge {
-  const name = `llmjson-batch-${process.pid}-${randomUUID()}`;
-  const workerData: PoolWorkerData = { context, settings, channel: name };
-  const channel = new BroadcastChannel(name);
-  channel.unref();
-  // The workers that judged a block, each holding a report of its blocks.
-  const holders = new Set<number>();
-  const pool = new Piscina<BlockTask, BlockResult>({
-    filename: WORKER_FILE,
-    minThreads: size,
-    maxThreads: size,
-    // The next block waits in the worker's queue while it judges one: no round trip between blocks.
-    concurrentTasksPerWorker: 2,
-    // A worker waits for its next block on its event loop, not blocked in Atomics.wait: it must
-    // hear the request for its report on the run's channel (poolJudge's `reports`).
-    atomics: 'async',
-    // Two or more workers share a young generation of 32 MB, 8 MB at least each (V8's default is
-    // larger): a run of 1 000 000 records with two workers peaked at 369 MB of RSS with the
-    // default. With two workers of 16 MB each it took 7.89–8.42 s (user CPU 14.35–15.26 s, peak
-    // RSS 268–274 MB) against 8.29–8.67 s (14.92–15.75 s, 250–256 MB) with 8 MB each, in five
-    // alternated pairs (decision 042, sixth addendum). One worker alone gets 48 MB: on 300 000
-    // records it scavenged 126 times in 133–151 ms, against 227–228 times in 213–216 ms with 16 MB
-    // (decision 042, second and third addenda).
-    resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(size) },
-    workerData,
+/** An error a worker thread reported, as the main thread would have thrown it. */
+function workerFailure(message: Extract<FromWorker, { kind: 'failed' }>): Error {
+  if (message.name === 'UsageError') return new UsageError(message.message);
+  const error = new Error(message.message);
+  error.name = message.name;
+  return error;
+}
+
+/**
+ * `threads` threads judge: this one and `threads - 1` worker threads (batch-pool-worker.ts). Each
+ * reads the inputs itself and judges the tasks whose number modulo `threads` is its own (this
+ * thread's is 0); the workers send their result lines, and this thread writes every task's in
+ * order (docs/decisions/044). A worker that fails (an input it cannot read, a crash) fails the
+ * run at its task's turn, as the same failure on this thread would.
+ */
+export function threadJudge(
+  threads: number,
+  context: BlockContext,
+  settings: ReportSettings,
+  source: TaskSource,
+  builder: ReportBuilder,
+): Judge {
+  const here = new BlockJudge(context);
+  const { finished, ...rest } = source;
+  const waiting = new Map<number, { resolve: (result: BlockResult) => void; reject: (error: Error) => void }>();
+  const arrived = new Map<number, BlockResult>();
+  const reports = new Map<number, BatchReport>();
+  let failure: Error | undefined;
+  let closing = false;
+  let reportsWanted: (() => void) | undefined;
+  const fail = (error: Error) => {
+    failure ??= error;
+    for (const { reject } of waiting.values()) reject(failure);
+    waiting.clear();
+    reportsWanted?.();
+  };
+  const workers = Array.from({ length: threads - 1 }, (_, i) => {
+    const workerData: PoolWorkerData = {
+      context,
+      settings,
+      source: { ...rest, ...(finished === undefined ? {} : { finished: finished.toData() }) },
+      part: { index: i + 1, count: threads },
+    };
+    const worker = new Worker(WORKER_FILE, {
+      workerData,
+      // V8's default young generation for each worker would add up: with piscina's workers, a run
+      // of 1 000 000 records on two workers peaked at 369 MB with it; one worker at 48 MB scavenged
+      // 126 times on 300 000 records against 227–228 times at 16 MB (decision 042, addenda 2, 3, 6).
+      resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(threads - 1) },
+      // Its stdout would interleave with the result lines: it writes nothing there, and whatever a
+      // dependency might print is dropped. Its failures come as messages.
+      stdout: true,
+    });
+    worker.stdout.resume();
+    worker.on('message', (message: FromWorker) => {
+      if (message.kind === 'judged') {
+        const result = message.result;
+        const waiter = waiting.get(message.number);
+        if (waiter === undefined) arrived.set(message.number, result);
+        else {
+          waiting.delete(message.number);
+          waiter.resolve(result);
+        }
+      } else if (message.kind === 'report') {
+        reports.set(i, message.report);
+        if (reports.size === workers.length) reportsWanted?.();
+      } else fail(workerFailure(message));
+    });
+    worker.on('error', (error) => fail(error));
+    worker.on('exit', (code) => {
+      if (!closing) fail(new Error(`llmjson batch: worker thread ${i + 1} stopped (exit code ${code})`));
+    });
+    return worker;
   });
+  const owner = (number: number) => workers[(number % threads) - 1] as Worker;
+  const tell = (worker: Worker, message: ToWorker) => worker.postMessage(message);
   return {
-    judge: async (task) => {
-      // A block's bytes are moved to the worker, not copied.
-      const result = await (task.kind === 'lines'
-        ? pool.run(task, { transferList: [task.bytes.buffer as ArrayBuffer] })
-        : pool.run(task));
-      if (result.worker !== undefined) holders.add(result.worker);
-      return result;
+    owns: (number) => number % threads === 0,
+    judge: (number, task) => {
+      if (number % threads === 0) return judgeHere(here, task, builder);
+      // A task judged before a failure was heard is written still, as it would be on one thread.
+      const result = arrived.get(number);
+      if (result !== undefined) {
+        arrived.delete(number);
+        return Promise.resolve(result);
+      }
+      if (failure !== undefined) return Promise.reject(failure);
+      return new Promise((resolve, reject) => waiting.set(number, { resolve, reject }));
+    },
+    written: (number) => {
+      if (number % threads !== 0) tell(owner(number), { kind: 'written', number });
     },
     reports: () =>
       new Promise((resolve, reject) => {
-        const reports = new Map<number, BatchReport>();
-        const done = (error?: Error) => {
-          clearTimeout(timer);
-          channel.onmessage = () => {};
-          if (error === undefined) resolve([...reports.values()]);
-          else reject(error);
-        };
         const timer = setTimeout(() => {
-          const missing = [...holders].filter((worker) => !reports.has(worker));
-          done(
+          const missing = workers.map((_, i) => i).filter((i) => !reports.has(i));
+          fail(
             new Error(
-              `llmjson batch: worker threads ${missing.join(', ')} did not send their reports within ${REPORTS_TIMEOUT_MS / 1000} s`,
+              `llmjson batch: worker threads ${missing.map((i) => i + 1).join(', ')} did not send their reports within ${REPORTS_TIMEOUT_MS / 1000} s`,
             ),
           );
         }, REPORTS_TIMEOUT_MS);
-        channel.onmessage = (event) => {
-          const answer = (event as MessageEvent).data as WorkerReport;
-          if (!holders.has(answer.worker)) return;
-          reports.set(answer.worker, answer.report);
-          if (reports.size === holders.size) done();
+        reportsWanted = () => {
+          clearTimeout(timer);
+          reportsWanted = undefined;
+          if (failure !== undefined) reject(failure);
+          else resolve([...reports.values()]);
         };
-        if (holders.size === 0) done();
-        else channel.postMessage(REPORT_REQUEST);
+        if (failure !== undefined) reportsWanted();
+        else for (const worker of workers) tell(worker, { kind: 'report' });
       }),
     close: async () => {
-      channel.close();
-      await pool.destroy();
+      closing = true;
+      await Promise.all(workers.map((worker) => worker.terminate()));
     },
   };
 }
@@ -450,81 +511,39 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   };
 
   const context: BlockContext = { judge: judgeOptions, shard, paths };
-  const judge = workers === 0 ? inlineJudge(context, builder) : poolJudge(workers, context, settings);
+  const source: TaskSource = {
+    inputs,
+    shard,
+    ...(flags.format === undefined ? {} : { format: flags.format }),
+    ...(finished === undefined ? {} : { finished }),
+  };
+  const judge = workers <= 1 ? inlineJudge(context, builder) : threadJudge(workers, context, settings, source, builder);
   // From here on, the finally below removes them again.
   for (const signal of signals) process.on(signal, onSignal);
   try {
-    const inFlight: Promise<BlockResult>[] = [];
+    const inFlight: { readonly number: number; readonly result: Promise<BlockResult> }[] = [];
+    // A failure is heard when its task's turn comes, not before: no unhandled rejection meanwhile.
     const flushOne = async () => {
-      await take(await (inFlight.shift() as Promise<BlockResult>));
+      const { number, result } = inFlight.shift() as (typeof inFlight)[number];
+      await take(await result);
+      judge.written(number);
     };
-    const send = async (task: BlockTask) => {
-      inFlight.push(judge.judge(task));
-      // Bounded: at most three blocks per worker in flight, so reading never runs ahead.
-      while (inFlight.length >= Math.max(1, workers * 3)) await flushOne();
-    };
-    let index = 0;
-    reading: for (const input of inputs) {
-      if (input.kind === 'texts') {
-        let records: BatchRecord[] = [];
-        for (const record of readTexts(input, index, onBytes)) {
-          if (stopped()) break reading;
-          index++;
-          if (!inShard(shard, record.index)) continue;
-          if (finished?.has(record.index) === true) {
-            matchedResumed++;
-            continue;
-          }
-          records.push(record);
-          if (records.length === RECORDS_PER_TASK) {
-            await send({ kind: 'records', records });
-            records = [];
-          }
-        }
-        if (records.length > 0) await send({ kind: 'records', records });
-        continue;
-      }
-      const file = input.path;
-      let format = flags.format;
-      let told = false;
-      let line = 1;
-      const { fd } = openRecordsFile(input);
-      try {
-        for await (const block of readBlocks(fd, onBytes)) {
-          if (stopped()) break reading;
-          if (!told) {
-            // The file's first record tells its format (or, with --format, is where it is told).
-            const text = decodeBlock(block.bytes);
-            forEachLine(text, (start, end) => {
-              if (told || isBlankLine(text, start, end)) return;
-              const found = lineFormat(text.slice(start, end));
-              if (found === undefined) return;
-              format ??= found;
-              told = true;
-              toldFormat(file, format, flags.format === undefined);
-            });
-          }
-          let done: number[] | undefined;
-          if (finished !== undefined) {
-            done = [];
-            for (let p = index; p < index + block.positions; p++) if (finished.has(p)) done.push(p);
-          }
-          await send({
-            kind: 'lines',
-            bytes: block.bytes,
-            file,
-            format,
-            detected: flags.format === undefined,
-            index,
-            line,
-            ...(done === undefined || done.length === 0 ? {} : { finished: done }),
-          });
-          index += block.positions;
-          line += block.lines;
-        }
-      } finally {
-        closeSync(fd);
-      }
+    // Bounded: at most two tasks per thread in flight, so reading never runs far ahead.
+    const bound = Math.max(1, workers * 2);
+    const tasks = readTasks(source, {
+      owns: (number) => judge.owns(number),
+      stopped,
+      onBytes,
+      onFormat: toldFormat,
+      onResumed: () => {
+        matchedResumed++;
+      },
+    });
+    for await (const { number, task } of tasks) {
+      const result = judge.judge(number, task);
+      result.catch(() => {});
+      inFlight.push({ number, result });
+      while (inFlight.length >= bound) await flushOne();
     }
     while (inFlight.length > 0) await flushOne();
     // An interrupted run writes no report.

@@ -1,11 +1,11 @@
 /**
  * The lines of a JSONL input of `llmjson batch`, read in blocks: each block is about
- * `BLOCK_BYTES` of the file, cut after its last line feed, so a block is whole lines. The main
- * thread counts each block's lines and positions (its non-blank lines) on the bytes, without
- * decoding them, and hands the bytes to a worker, which decodes them, splits the lines again the
- * same way and does everything else (parse, lift, judge, fold). Counting lines is all the main
- * thread does per line, so it never becomes the bottleneck however many workers there are
- * (docs/decisions/042).
+ * `BLOCK_BYTES` of the file, cut after its last line feed, so a block is whole lines. Every
+ * thread that judges reads the file (batch-tasks.ts) and counts each block's lines and positions
+ * (its non-blank lines) on the bytes, without decoding them; the thread that owns the block
+ * decodes it, splits the lines again the same way and does everything else (parse, lift, judge,
+ * fold). Counting lines is all a thread does per line of a block it does not own
+ * (docs/decisions/042, 044).
  *
  * Lines are those `node:readline` gives (what `llmjson batch` always read with): a line ends at
  * `\n`, `\r\n` or a lone `\r`; a file's last line needs no line break; a byte-order mark before
@@ -90,8 +90,8 @@ function readInto(fd: number, buffer: Buffer, offset: number): Promise<number> {
 }
 
 /**
- * A block of whole lines: its bytes (a buffer of its own, to hand to a worker) and how many lines
- * and positions it holds (`countBlockLines`). Its text, where it is needed, is `decodeBlock(bytes)`.
+ * A block of whole lines: its bytes and how many lines and positions it holds (`countBlockLines`).
+ * Its text, where it is needed, is `decodeBlock(bytes)`.
  */
 export interface LineBlock extends LineCount {
   readonly bytes: Buffer;
@@ -153,14 +153,15 @@ const BOM = [0xef, 0xbb, 0xbf];
 const BLOCKS_PER_READ = 16;
 
 /**
- * The file open as `fd`, in blocks of whole lines (see the file comment), each in a buffer of its
- * own with its line count; a byte-order mark at the start of the file is left out. `onBytes` is
- * told the bytes of each block. The caller closes `fd`.
+ * The file open as `fd`, in blocks of whole lines (see the file comment), each with its line
+ * count; a byte-order mark at the start of the file is left out. `onBytes` is told the bytes of
+ * each block. The caller closes `fd`.
  *
- * The file is read `BLOCKS_PER_READ` blocks at a time into one buffer, kept for the whole file,
- * and each block is copied out of it: reading each block into a new buffer cost three times the
- * system time (page faults on fresh memory), and a read per block a trip to libuv's thread pool
- * each (docs/decisions/042, addendum).
+ * The file is read `BLOCKS_PER_READ` blocks at a time into one buffer, kept for the whole file:
+ * reading each block into a new buffer cost three times the system time (page faults on fresh
+ * memory), and a read per block a trip to libuv's thread pool each (docs/decisions/042,
+ * addendum). A block's bytes are a view of that buffer, valid until the next block is asked for:
+ * a caller that keeps a block copies it (batch-tasks.ts copies only the blocks its thread judges).
  */
 export async function* readBlocks(
   fd: number,
@@ -200,8 +201,7 @@ export async function* readBlocks(
           cut = next < 0 ? filled : next + 1;
         }
       }
-      const bytes = Buffer.allocUnsafeSlow(cut - start);
-      buffer.copy(bytes, 0, start, cut);
+      const bytes = buffer.subarray(start, cut);
       start = cut;
       onBytes(bytes.length);
       yield { bytes, ...countBlockLines(bytes) };

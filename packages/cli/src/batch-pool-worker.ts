@@ -1,57 +1,71 @@
 /**
- * The worker thread of `llmjson batch --workers N` (a piscina task module): judges one block of
- * the run (batch-block.ts) and answers with its result lines as one text and its input problems.
- * The run's settings come once, as `workerData` (`PoolWorkerData`); each worker keeps its
- * compiled per-record schemas across blocks (one compilation per schema content per worker:
- * batch-schemas.ts).
+ * A worker thread of `llmjson batch --workers N` (N ≥ 2): one of the N threads that judge the run,
+ * the main thread being another (batch-command.ts `threadJudge`). It reads the inputs itself
+ * (batch-tasks.ts), numbering the tasks as every thread does, and judges the tasks it owns: those
+ * whose number modulo N is its `part.index`. Nothing is handed to it but its settings, once
+ * (`workerData`): the main thread reads the inputs too, for its own tasks, and only the result
+ * lines travel, one buffer of UTF-8 per task, moved (docs/decisions/044).
  *
- * Each worker also folds its results into a report of its own as it judges them, so the main
- * thread never reads a result line back: at the end of the run it asks every worker for its
- * report on the run's broadcast channel (`REPORT_REQUEST`) and merges them, which gives the
- * one-builder report exactly (batch-report.ts: the fold is commutative). The answer names the
- * worker (`threadId`), as each block's result does, so the main thread knows whom to wait for.
+ * Bounded: it judges at most `AHEAD` tasks whose result lines the main thread has not written yet;
+ * the main thread writes in task order and tells it (`written`). Its results are folded into its
+ * report as it judges them, which the main thread asks for once every task is written. A run that
+ * stops early writes no report; its summary on stderr (a reader of stdout gone, no `--report`)
+ * may count a few tasks judged ahead and not written.
  */
 
-import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
-import {
-  BlockJudge,
-  type BlockResult,
-  type BlockTask,
-  type PoolWorkerData,
-  REPORT_REQUEST,
-  type WorkerReport,
-} from './batch-block.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { BlockJudge, type FromWorker, type PoolWorkerData, type ToWorker } from './batch-block.js';
 import { ReportBuilder } from './batch-report.js';
+import { PositionSet } from './batch-shard.js';
+import { readTasks } from './batch-tasks.js';
 
-let judge: BlockJudge | undefined;
-let builder: ReportBuilder | undefined;
-let channel: BroadcastChannel | undefined;
+/** Tasks judged ahead of the main thread's writing, at most. */
+const AHEAD = 2;
 
-export default function judgeBlock(task: BlockTask): BlockResult {
-  const data = workerData as PoolWorkerData;
-  judge ??= new BlockJudge(data.context);
-  if (builder === undefined) {
-    const own = new ReportBuilder(data.settings);
-    builder = own;
-    channel = new BroadcastChannel(data.channel);
-    // The pool keeps the worker alive; the channel must not.
-    channel.unref();
-    channel.onmessage = (event) => {
-      if ((event as MessageEvent).data !== REPORT_REQUEST) return;
-      const answer: WorkerReport = { worker: threadId, report: own.report() };
-      channel?.postMessage(answer);
-    };
-  }
-  const result = judge.judge(task, builder);
-  // The result lines as UTF-8 in a buffer of their own, moved to the main thread rather than
-  // cloned: the main thread would encode the text to write it anyway, and a clone of a block's
-  // 27 KB of text cost both threads a copy (docs/decisions/042, addendum).
-  const bytes = encoder.encode(result.text);
-  return move({
-    [transferableSymbol]: bytes.buffer,
-    [valueSymbol]: { ...result, text: bytes, worker: threadId } satisfies BlockResult,
-  }) as unknown as BlockResult;
-}
+const port = parentPort;
+if (port === null) throw new Error('batch-pool-worker.js runs as a worker thread of llmjson batch');
+const data = workerData as PoolWorkerData;
+const { index, count } = data.part;
+const builder = new ReportBuilder(data.settings);
+const judge = new BlockJudge(data.context);
+// The tasks judged and not yet written.
+const unwritten = new Set<number>();
+let wake: (() => void) | undefined;
+
+const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+
+port.on('message', (message: ToWorker) => {
+  if (message.kind === 'written') {
+    unwritten.delete(message.number);
+    wake?.();
+  } else post({ kind: 'report', report: builder.report() });
+});
 
 const encoder = new TextEncoder();
+const turn = () => new Promise<void>((turned) => setImmediate(turned));
+
+async function run(): Promise<void> {
+  const { finished, ...source } = data.source;
+  const tasks = readTasks(
+    { ...source, ...(finished === undefined ? {} : { finished: PositionSet.from(finished) }) },
+    { owns: (number) => number % count === index },
+  );
+  for await (const { number, task } of tasks) {
+    if (task === undefined) continue;
+    // The main thread's messages are heard between tasks; past AHEAD, wait for one.
+    await turn();
+    while (unwritten.size >= AHEAD) await new Promise<void>((woken) => (wake = woken));
+    wake = undefined;
+    const judged = judge.judge(task, builder);
+    unwritten.add(number);
+    // The result lines as UTF-8 in a buffer of their own, moved to the main thread rather than
+    // cloned: it would encode the text to write it anyway.
+    const text = encoder.encode(judged.text);
+    post({ kind: 'judged', number, result: { ...judged, text } }, [text.buffer as ArrayBuffer]);
+  }
+}
+
+run().catch((error: unknown) => {
+  const failure = error instanceof Error ? error : new Error(String(error));
+  post({ kind: 'failed', name: failure.name, message: failure.message });
+});

@@ -440,14 +440,46 @@ export function* readTexts(
   first: number,
   onBytes: (bytes: number) => void,
 ): Generator<BatchRecord> {
+  for (const entry of textEntries(input, first)) {
+    const record = readText(entry);
+    onBytes(Buffer.byteLength(record.text));
+    yield record;
+  }
+}
+
+/** A `.txt` response of a directory, not read yet: where it is and the record it will be. */
+export interface TextEntry {
+  readonly index: number;
+  readonly path: string;
+  /** As messages name it: the directory's name, then the file's. */
+  readonly shown: string;
+  readonly id: string;
+  readonly model: string;
+  /** Its size when the directory was scanned. */
+  readonly size: number;
+}
+
+/** The `.txt` responses of a directory, from position `first` on, without reading them. */
+export function* textEntries(input: Extract<BatchInput, { kind: 'texts' }>, first: number): Generator<TextEntry> {
   const model = basename(input.path);
   let index = first;
-  for (const { name } of input.files) {
-    // Checked again on the open handle: the name may have been swapped since the scan.
-    const text = readRegularText(join(input.path, name), join(model, name), { maxBytes: MAX_RESPONSE_BYTES });
-    onBytes(Buffer.byteLength(text));
-    yield { index: index++, id: name.slice(0, -4), model, text };
+  for (const { name, size } of input.files) {
+    yield {
+      index: index++,
+      path: join(input.path, name),
+      shown: join(model, name),
+      id: name.slice(0, -4),
+      model,
+      size,
+    };
   }
+}
+
+/** The record of a `.txt` response: its file read whole. */
+export function readText(entry: TextEntry): BatchRecord {
+  // Checked again on the open handle: the name may have been swapped since the scan.
+  const text = readRegularText(entry.path, entry.shown, { maxBytes: MAX_RESPONSE_BYTES });
+  return { index: entry.index, id: entry.id, model: entry.model, text };
 }
 
 /**

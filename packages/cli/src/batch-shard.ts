@@ -239,6 +239,24 @@ export class PositionSet {
     const byte = position >>> 3;
     return byte < this.#bits.length && ((this.#bits[byte] as number) & (1 << (position & 7))) !== 0;
   }
+
+  /** The set as plain data, to hand to a worker thread (`PositionSet.from` reads it back). */
+  toData(): PositionSetData {
+    return { bits: this.#bits.slice(), size: this.#size };
+  }
+
+  static from(data: PositionSetData): PositionSet {
+    const set = new PositionSet();
+    set.#bits = data.bits.slice();
+    set.#size = data.size;
+    return set;
+  }
+}
+
+/** A PositionSet as plain data (a worker thread's `workerData` carries it). */
+export interface PositionSetData {
+  readonly bits: Uint8Array;
+  readonly size: number;
 }
 
 export interface ResumeOptions {

@@ -434,7 +434,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
       )
       .option(
         '--workers <n>',
-        'worker threads (0: judge on the main thread; default: one per core, or 0 when the inputs are under 32 MiB; more than the cores: the cores, with a note on stderr)',
+        'threads that judge, the main thread one of them (0 or 1: the main thread alone; default: one per core, or 0 when the inputs are under 32 MiB; more than the cores: the cores, with a note on stderr)',
         nonNegativeInteger('--workers'),
       )
       .option('--no-progress', 'no progress bar (it is shown only on a terminal, never in CI)'),
