@@ -138,7 +138,7 @@ export const batchScale: Scenario = {
   about:
     `\`llmjson batch --schema-field schema --report report.json\` on ${FULL_RECORDS.toLocaleString('en')} records of about 400 bytes (${QUICK_RECORDS.toLocaleString('en')} with --quick), ` +
     `each with its own inline schema (${DISTINCT_SCHEMAS} distinct), 85 % valid, 8 % fenced, 4 % rejected by the schema, 3 % cut off, ` +
-    "with 1 and 2 worker threads (and 0: the main thread alone), against a harness author's script (node:readline + JSON.parse + ajv with validators cached per schema text, a result line per record). " +
+    "with --workers 1 and 2 (the threads that judge, the main thread one of them: 1 is the main thread alone, as 0 is), against a harness author's script (node:readline + JSON.parse + ajv with validators cached per schema text, a result line per record). " +
     `Child processes measured by GNU time: wall time and peak RSS, median over rounds. Targets: ≥ ${ONE_WORKER_TARGET}× the script's records per second with one worker, ≥ ${TWO_WORKERS_TARGET}× with two, peak RSS ≤ ${RSS_TARGET_MB} MB.`,
   cases(): Case[] {
     return [];
