@@ -45,15 +45,20 @@ export interface PoolWorkerData {
 }
 
 /**
- * What the main thread tells a worker: that the result lines of one of its tasks are written (so
- * its results count in the worker's report, and it may judge one task further ahead), or to send
- * its report.
+ * What the main thread tells a worker: that the result lines of one of its tasks are written (it
+ * may judge one task further ahead), where the main thread's reading ended, or to send its report.
  */
-export type ToWorker = { readonly kind: 'written'; readonly number: number } | { readonly kind: 'report' };
+export type ToWorker =
+  | { readonly kind: 'written'; readonly number: number }
+  /** The main thread's reading ended with `tasks` tasks: a worker reads no task past them. */
+  | { readonly kind: 'end'; readonly tasks: number }
+  | { readonly kind: 'report' };
 
 /** What a worker tells the main thread: a task judged, its report, or why it stopped. */
 export type FromWorker =
   | { readonly kind: 'judged'; readonly number: number; readonly result: BlockResult }
+  /** Its reading ended, with `tasks` tasks numbered (the main thread's count, when the inputs held still). */
+  | { readonly kind: 'done'; readonly tasks: number }
   | { readonly kind: 'report'; readonly report: BatchReport }
   | { readonly kind: 'failed'; readonly name: string; readonly message: string };
 

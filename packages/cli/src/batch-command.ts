@@ -151,6 +151,11 @@ export interface Judge {
   judge(number: number, task: BlockTask | undefined): Promise<BlockResult>;
   /** Task `number`'s result lines are written. */
   written(number: number): void;
+  /**
+   * This thread's reading has ended with `tasks` tasks: all of the inputs (`complete`), or part,
+   * stopped by a signal or a reader of stdout gone.
+   */
+  ended(tasks: number, complete: boolean): void;
   /** The reports the workers folded their results into (none inline), once every task is written. */
   reports(): Promise<readonly BatchReport[]>;
   close(): Promise<void>;
@@ -174,6 +179,7 @@ function inlineJudge(context: BlockContext, builder: ReportBuilder): Judge {
     owns: () => true,
     judge: (_, task) => judgeHere(judge, task, builder),
     written: () => {},
+    ended: () => {},
     reports: async () => [],
     close: async () => {},
   };
@@ -226,15 +232,42 @@ export function threadJudge(
   const waiting = new Map<number, { resolve: (result: BlockResult) => void; reject: (error: Error) => void }>();
   const arrived = new Map<number, BlockResult>();
   const reports = new Map<number, BatchReport>();
+  // How many tasks each worker numbered once its reading ended, and this thread's count.
+  const numbered = new Map<number, number>();
+  let ownCount: { readonly tasks: number; readonly complete: boolean } | undefined;
+  // The last task each worker sent, and why a worker stopped: from the task after its last on,
+  // its tasks fail (the others' do not), so every task before is written, as on one thread.
+  const lastSent = new Map<number, number>();
+  const stoppedWorkers = new Map<number, { readonly error: Error; readonly after: number }>();
   let failure: Error | undefined;
   let closing = false;
   let reportsWanted: (() => void) | undefined;
+  const ownerOf = (number: number) => (number % threads) - 1;
   const fail = (error: Error) => {
     failure ??= error;
     for (const { reject } of waiting.values()) reject(failure);
     waiting.clear();
     reportsWanted?.();
   };
+  const failWorker = (i: number, error: Error) => {
+    if (stoppedWorkers.has(i)) return;
+    const after = lastSent.get(i) ?? -1;
+    stoppedWorkers.set(i, { error, after });
+    for (const [number, { reject }] of waiting) {
+      if (ownerOf(number) === i && number > after) {
+        waiting.delete(number);
+        reject(error);
+      }
+    }
+    reportsWanted?.();
+  };
+  // The threads cut a file into blocks alike only while it stays as it was (a file that grows is
+  // read to the size it had: batch-tasks.ts); one cut shorter or rewritten meanwhile can number
+  // the tasks differently on each thread.
+  const changed = (counts: string) =>
+    new UsageError(
+      `the inputs changed while the run read them (its threads found ${counts} blocks): run again once the files are complete`,
+    );
   const workers = Array.from({ length: threads - 1 }, (_, i) => {
     const workerData: PoolWorkerData = {
       context,
@@ -255,6 +288,7 @@ export function threadJudge(
     worker.stdout.resume();
     worker.on('message', (message: FromWorker) => {
       if (message.kind === 'judged') {
+        lastSent.set(i, message.number);
         const result = message.result;
         const waiter = waiting.get(message.number);
         if (waiter === undefined) arrived.set(message.number, result);
@@ -262,18 +296,28 @@ export function threadJudge(
           waiting.delete(message.number);
           waiter.resolve(result);
         }
+      } else if (message.kind === 'done') {
+        numbered.set(i, message.tasks);
+        // A task of this worker past the end of its reading will never come.
+        for (const [number, { reject }] of waiting) {
+          if (ownerOf(number) === i && number >= message.tasks) {
+            waiting.delete(number);
+            reject(changed(`${number + 1} and ${message.tasks}`));
+          }
+        }
+        reportsWanted?.();
       } else if (message.kind === 'report') {
         reports.set(i, message.report);
-        if (reports.size === workers.length) reportsWanted?.();
-      } else fail(workerFailure(message));
+        reportsWanted?.();
+      } else failWorker(i, workerFailure(message));
     });
-    worker.on('error', (error) => fail(error));
+    worker.on('error', (error) => failWorker(i, error));
     worker.on('exit', (code) => {
-      if (!closing) fail(new Error(`llmjson batch: worker thread ${i + 1} stopped (exit code ${code})`));
+      if (!closing) failWorker(i, new Error(`llmjson batch: worker thread ${i + 1} stopped (exit code ${code})`));
     });
     return worker;
   });
-  const owner = (number: number) => workers[(number % threads) - 1] as Worker;
+  const owner = (number: number) => workers[ownerOf(number)] as Worker;
   const tell = (worker: Worker, message: ToWorker) => worker.postMessage(message);
   return {
     owns: (number) => number % threads === 0,
@@ -286,10 +330,18 @@ export function threadJudge(
         return Promise.resolve(result);
       }
       if (failure !== undefined) return Promise.reject(failure);
+      const stopped = stoppedWorkers.get(ownerOf(number));
+      if (stopped !== undefined && number > stopped.after) return Promise.reject(stopped.error);
+      const read = numbered.get(ownerOf(number));
+      if (read !== undefined && number >= read) return Promise.reject(changed(`${number + 1} and ${read}`));
       return new Promise((resolve, reject) => waiting.set(number, { resolve, reject }));
     },
     written: (number) => {
       if (number % threads !== 0) tell(owner(number), { kind: 'written', number });
+    },
+    ended: (tasks, complete) => {
+      ownCount = { tasks, complete };
+      for (const worker of workers) tell(worker, { kind: 'end', tasks });
     },
     reports: () =>
       new Promise((resolve, reject) => {
@@ -301,14 +353,30 @@ export function threadJudge(
             ),
           );
         }, REPORTS_TIMEOUT_MS);
+        // First every worker's reading ends (its count checked against this thread's), then the
+        // reports are asked for and awaited.
+        let asked = false;
         reportsWanted = () => {
+          const [stopped] = stoppedWorkers.values();
+          if (stopped !== undefined) failure ??= stopped.error;
+          if (failure === undefined && !asked) {
+            if (numbered.size < workers.length) return;
+            const counts = [...numbered.values()];
+            if (ownCount?.complete === true && counts.some((tasks) => tasks !== ownCount?.tasks)) {
+              fail(changed([ownCount.tasks, ...counts].join(', ')));
+              return;
+            }
+            asked = true;
+            for (const worker of workers) tell(worker, { kind: 'report' });
+            return;
+          }
+          if (failure === undefined && reports.size < workers.length) return;
           clearTimeout(timer);
           reportsWanted = undefined;
           if (failure !== undefined) reject(failure);
           else resolve([...reports.values()]);
         };
-        if (failure !== undefined) reportsWanted();
-        else for (const worker of workers) tell(worker, { kind: 'report' });
+        reportsWanted();
       }),
     close: async () => {
       closing = true;
@@ -502,13 +570,10 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
     bytes += n;
   };
   // Which layout a file was detected as: a wrong guess (every text empty) is then plain to see.
-  const toldFormat = (file: string, format: BatchFormat, detected: boolean) => {
-    if (detected) {
-      io.stderr.write(
-        `llmjson batch: ${quoteName(relative(io.cwd, file))}: read as ${format} (detected from its first record; --format to choose)\n`,
-      );
-    }
-  };
+  const formatNote = (file: string, format: BatchFormat, detected: boolean) =>
+    detected
+      ? `llmjson batch: ${quoteName(relative(io.cwd, file))}: read as ${format} (detected from its first record; --format to choose)\n`
+      : undefined;
 
   const context: BlockContext = { judge: judgeOptions, shard, paths };
   const source: TaskSource = {
@@ -523,9 +588,15 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
   try {
     const inFlight: { readonly number: number; readonly result: Promise<BlockResult> }[] = [];
     // A failure is heard when its task's turn comes, not before: no unhandled rejection meanwhile.
+    // What a task's reading had to say (a file's format, detected there), said when its lines are
+    // written: stderr then reads as one thread's would, whatever the number of threads.
+    const toldAt = new Map<number, string[]>();
     const flushOne = async () => {
       const { number, result } = inFlight.shift() as (typeof inFlight)[number];
-      await take(await result);
+      const done = await result;
+      for (const text of toldAt.get(number) ?? []) io.stderr.write(text);
+      toldAt.delete(number);
+      await take(done);
       judge.written(number);
     };
     // Bounded: at most two tasks per thread in flight, so reading never runs far ahead.
@@ -534,17 +605,30 @@ export async function runBatchCommand(files: readonly string[], flags: BatchFlag
       owns: (number) => judge.owns(number),
       stopped,
       onBytes,
-      onFormat: toldFormat,
+      onFormat: (file, format, detected, number) => {
+        const text = formatNote(file, format, detected);
+        if (text !== undefined) toldAt.set(number, [...(toldAt.get(number) ?? []), text]);
+      },
       onResumed: () => {
         matchedResumed++;
       },
     });
-    for await (const { number, task } of tasks) {
-      const result = judge.judge(number, task);
-      result.catch(() => {});
-      inFlight.push({ number, result });
-      while (inFlight.length >= bound) await flushOne();
+    let count = 0;
+    try {
+      for await (const { number, task } of tasks) {
+        count = number + 1;
+        const result = judge.judge(number, task);
+        result.catch(() => {});
+        inFlight.push({ number, result });
+        while (inFlight.length >= bound) await flushOne();
+      }
+    } catch (error) {
+      // The reading failed (an input gone since the scan): the tasks read before it are written
+      // first, as one thread writes them, unless one of them failed, which is then the failure.
+      while (inFlight.length > 0) await flushOne();
+      throw error;
     }
+    judge.ended(count, !stopped());
     while (inFlight.length > 0) await flushOne();
     // An interrupted run writes no report.
     if (interrupted === undefined) for (const report of await judge.reports()) builder.addReport(report);

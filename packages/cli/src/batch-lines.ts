@@ -83,9 +83,11 @@ export function countLines(text: string): LineCount {
   return { lines, positions };
 }
 
-function readInto(fd: number, buffer: Buffer, offset: number): Promise<number> {
+function readInto(fd: number, buffer: Buffer, offset: number, most: number): Promise<number> {
   return new Promise((done, fail) => {
-    read(fd, buffer, offset, buffer.length - offset, null, (error, bytes) => (error ? fail(error) : done(bytes)));
+    read(fd, buffer, offset, Math.min(buffer.length - offset, most), null, (error, bytes) =>
+      error ? fail(error) : done(bytes),
+    );
   });
 }
 
@@ -155,7 +157,8 @@ const BLOCKS_PER_READ = 16;
 /**
  * The file open as `fd`, in blocks of whole lines (see the file comment), each with its line
  * count; a byte-order mark at the start of the file is left out. `onBytes` is told the bytes of
- * each block. The caller closes `fd`.
+ * each block. At most `maxBytes` of the file are read (its size when the run looked at it, so that
+ * every thread reads the same lines of a file that grows meanwhile). The caller closes `fd`.
  *
  * The file is read `BLOCKS_PER_READ` blocks at a time into one buffer, kept for the whole file:
  * reading each block into a new buffer cost three times the system time (page faults on fresh
@@ -167,7 +170,9 @@ export async function* readBlocks(
   fd: number,
   onBytes: (bytes: number) => void = () => {},
   blockBytes: number = BLOCK_BYTES,
+  maxBytes: number = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<LineBlock> {
+  let left = maxBytes;
   let buffer = Buffer.allocUnsafeSlow(blockBytes * BLOCKS_PER_READ);
   // The bytes read and not yet handed out are buffer[start, filled).
   let start = 0;
@@ -219,7 +224,8 @@ export async function* readBlocks(
       buffer.copy(bigger, 0, 0, filled);
       buffer = bigger;
     }
-    const got = await readInto(fd, buffer, filled);
+    const got = left > 0 ? await readInto(fd, buffer, filled, left) : 0;
+    left -= got;
     end = got === 0;
     filled += got;
   }

@@ -7,10 +7,12 @@
  * lines travel, one buffer of UTF-8 per task, moved (docs/decisions/044).
  *
  * Bounded: it judges at most `AHEAD` tasks whose result lines the main thread has not written yet;
- * the main thread writes in task order and tells it (`written`). Its results are folded into its
- * report as it judges them, which the main thread asks for once every task is written. A run that
- * stops early writes no report; its summary on stderr (a reader of stdout gone, no `--report`)
- * may count a few tasks judged ahead and not written.
+ * the main thread writes in task order and tells it (`written`). When its reading ends it says how
+ * many tasks it numbered (`done`), which the main thread checks against its own count; it reads no
+ * task past the main thread's last (`end`). Its results are folded into its report as it judges
+ * them, which the main thread asks for once every task is written. A run that stops early writes
+ * no report; its summary on stderr (a reader of stdout gone, no `--report`) may count a few tasks
+ * judged ahead and not written.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
@@ -34,9 +36,15 @@ let wake: (() => void) | undefined;
 
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
+// Where the main thread's reading ended: no task from there on is judged.
+let end = Number.POSITIVE_INFINITY;
+
 port.on('message', (message: ToWorker) => {
   if (message.kind === 'written') {
     unwritten.delete(message.number);
+    wake?.();
+  } else if (message.kind === 'end') {
+    end = message.tasks;
     wake?.();
   } else post({ kind: 'report', report: builder.report() });
 });
@@ -50,12 +58,16 @@ async function run(): Promise<void> {
     { ...source, ...(finished === undefined ? {} : { finished: PositionSet.from(finished) }) },
     { owns: (number) => number % count === index },
   );
+  let numbered = 0;
   for await (const { number, task } of tasks) {
+    numbered = number + 1;
+    if (number >= end) break;
     if (task === undefined) continue;
     // The main thread's messages are heard between tasks; past AHEAD, wait for one.
     await turn();
-    while (unwritten.size >= AHEAD) await new Promise<void>((woken) => (wake = woken));
+    while (unwritten.size >= AHEAD && number < end) await new Promise<void>((woken) => (wake = woken));
     wake = undefined;
+    if (number >= end) break;
     const judged = judge.judge(task, builder);
     unwritten.add(number);
     // The result lines as UTF-8 in a buffer of their own, moved to the main thread rather than
@@ -63,6 +75,7 @@ async function run(): Promise<void> {
     const text = encoder.encode(judged.text);
     post({ kind: 'judged', number, result: { ...judged, text } }, [text.buffer as ArrayBuffer]);
   }
+  post({ kind: 'done', tasks: numbered });
 }
 
 run().catch((error: unknown) => {

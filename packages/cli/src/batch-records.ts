@@ -72,7 +72,13 @@ export interface FileFormat {
 
 /** One input of a run, checked: a JSONL file of records, or a directory and its `.txt` responses. */
 export type BatchInput =
-  | { readonly kind: 'records'; readonly path: string; readonly size: number }
+  | {
+      readonly kind: 'records';
+      readonly path: string;
+      readonly size: number;
+      /** The file the scan found (its device and inode): a file put in its place since is refused. */
+      readonly file?: { readonly dev: number; readonly ino: number };
+    }
   | { readonly kind: 'texts'; readonly path: string; readonly files: readonly TextFile[] };
 
 export interface TextFile {
@@ -105,7 +111,7 @@ export function scanInputs(cwd: string, names: readonly string[]): BatchInput[] 
     if (!stat.isDirectory()) {
       const why = notRegular(stat);
       if (why !== undefined) throw new UsageError(`cannot read ${quoteInput(name)}: ${why}`);
-      return { kind: 'records', path, size: stat.size };
+      return { kind: 'records', path, size: stat.size, file: { dev: stat.dev, ino: stat.ino } };
     }
     let entries: string[];
     try {

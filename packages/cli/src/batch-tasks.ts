@@ -8,12 +8,15 @@
  * of a task it does not own is not read at all (docs/decisions/044).
  */
 
-import { closeSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
+import { basename } from 'node:path';
+import { quoteInput } from '@llmjson/core/internal';
 import type { BlockTask } from './batch-block.js';
-import { decodeBlock, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
+import { BLOCK_BYTES, decodeBlock, forEachLine, isBlankLine, readBlocks } from './batch-lines.js';
 import { type BatchInput, lineFormat, openRecordsFile, readText, textEntries } from './batch-records.js';
 import { inShard, type PositionSet, type Shard } from './batch-shard.js';
 import type { BatchFormat, BatchRecord } from './batch-types.js';
+import { UsageError } from './exit-codes.js';
 
 /** `.txt` responses per task. */
 export const RECORDS_PER_TASK = 200;
@@ -34,8 +37,11 @@ export interface TaskHooks {
   stopped?(): boolean;
   /** Bytes of the inputs read (or passed over) so far, as they go. */
   onBytes?(bytes: number): void;
-  /** A JSONL file's format, once its first record tells it (or where it is told, with --format). */
-  onFormat?(file: string, format: BatchFormat, detected: boolean): void;
+  /**
+   * A JSONL file's format, once its first record tells it (or where it is told, with --format), in
+   * the block that is task `number`.
+   */
+  onFormat?(file: string, format: BatchFormat, detected: boolean, number: number): void;
   /** A `.txt` response passed over because `--resume` found it judged. */
   onResumed?(): void;
 }
@@ -94,7 +100,20 @@ export async function* readTasks(source: TaskSource, hooks: TaskHooks): AsyncGen
     let line = 1;
     const { fd } = openRecordsFile(input);
     try {
-      for await (const block of readBlocks(fd, onBytes)) {
+      // Every thread reads the file on its own: each must read the same bytes, or they number the
+      // tasks differently. So the file must be the one the run looked at, and is read up to the
+      // size it had then (one still being written grows meanwhile) and no shorter.
+      const shown = quoteInput(basename(file));
+      const now = fstatSync(fd);
+      if (input.file !== undefined && (now.dev !== input.file.dev || now.ino !== input.file.ino)) {
+        throw new UsageError(`${shown} was replaced by another file since the run started: run again`);
+      }
+      let read = 0;
+      const counted = (bytes: number) => {
+        read += bytes;
+        onBytes(bytes);
+      };
+      for await (const block of readBlocks(fd, counted, BLOCK_BYTES, input.size)) {
         if (stopped()) return;
         if (!told) {
           // The file's first record tells its format (or, with --format, is where it is told).
@@ -105,7 +124,7 @@ export async function* readTasks(source: TaskSource, hooks: TaskHooks): AsyncGen
             if (found === undefined) return;
             format ??= found;
             told = true;
-            hooks.onFormat?.(file, format, source.format === undefined);
+            hooks.onFormat?.(file, format, source.format === undefined, number);
           });
         }
         if (hooks.owns(number)) {
@@ -132,6 +151,11 @@ export async function* readTasks(source: TaskSource, hooks: TaskHooks): AsyncGen
         number++;
         index += block.positions;
         line += block.lines;
+      }
+      if (read < input.size) {
+        throw new UsageError(
+          `${shown} is shorter (${read} bytes) than when the run started (${input.size}): it changed while the run read it; run again once it is complete`,
+        );
       }
     } finally {
       closeSync(fd);

@@ -34,7 +34,7 @@ function workspace(): string {
     const pad = 'x'.repeat(i % 211);
     lines.push(JSON.stringify({ id: `a${i}`, model: `m${i % 4}`, note: pad, text: TEXTS[i % TEXTS.length] }));
     if (i % 97 === 0) lines.push('   ');
-    if (i === 4321 || i === 7777) lines.push(`{"id": "broken-${i}"`);
+    if (i === 4321 || i === 7777 || i === 8990) lines.push(`{"id": "broken-${i}"`);
   }
   writeFileSync(join(dir, 'a.jsonl'), `${lines.join('\n')}\n`);
   mkdirSync(join(dir, 'txt'));
@@ -62,16 +62,19 @@ describe('batch on several threads', () => {
 
   test('two threads write what one writes: result lines, stderr (problems, formats) and report, also with --shard and --resume', () => {
     const dir = workspace();
-    for (const extra of [[], ['--shard', '2/3'], ['--mode', 'jsonl', '--coerce']]) {
-      const one = run(dir, [...INPUTS, ...extra, '--workers', '0', '--report', 'one.json']);
-      const two = run(dir, [...INPUTS, ...extra, '--workers', '2', '--report', 'two.json']);
+    // The last: a.jsonl's last block (a line in it that is not a record) right before b.jsonl,
+    // whose format is told there: stderr in the same order still.
+    for (const extra of [[], ['--shard', '2/3'], ['--mode', 'jsonl', '--coerce'], ['--', 'a.jsonl', 'b.jsonl']]) {
+      const inputs = extra[0] === '--' ? [...extra.slice(1), '--schema', 'n.schema.json'] : [...INPUTS, ...extra];
+      const one = run(dir, [...inputs, '--workers', '0', '--report', 'one.json']);
+      const two = run(dir, [...inputs, '--workers', '2', '--report', 'two.json']);
       const what = extra.join(' ') || 'no flags';
       expect(one.stdout.split('\n').length, what).toBeGreaterThan(3000);
       expect(two.stdout, what).toBe(one.stdout);
       expect(two.stderr, what).toBe(one.stderr);
       expect(readFileSync(join(dir, 'two.json'), 'utf8'), what).toBe(readFileSync(join(dir, 'one.json'), 'utf8'));
     }
-    expect(run(dir, [...INPUTS, '--workers', '2']).stderr.match(/a\.jsonl:\d+: skipped: not JSON/g)).toHaveLength(2);
+    expect(run(dir, [...INPUTS, '--workers', '2']).stderr.match(/a\.jsonl:\d+: skipped: not JSON/g)).toHaveLength(3);
 
     // --resume from an --out cut inside a block, and with a half line: the rest judged on two threads.
     const full = run(dir, [...INPUTS, '--workers', '0', '--out', 'full.jsonl', '--report', 'full.json']);
@@ -157,5 +160,149 @@ describe('threadJudge', () => {
     } finally {
       await judge.close();
     }
+  }, 60_000);
+
+  test('threads that number the tasks differently (an input cut or rewritten meanwhile) fail the run, never wait for a task that will not come', async () => {
+    const dir = workspace();
+    const whole = readFileSync(join(dir, 'a.jsonl'));
+    // A copy cut to about half its blocks, at a line's end.
+    const cut = whole.subarray(0, whole.indexOf(10, Math.floor(whole.length / 2)) + 1);
+    writeFileSync(join(dir, 'cut.jsonl'), cut);
+    const long: TaskSource = { inputs: scanInputs(dir, ['a.jsonl']), shard: WHOLE_RUN };
+    const short: TaskSource = { inputs: scanInputs(dir, ['cut.jsonl']), shard: WHOLE_RUN };
+    const drive = async (workersRead: TaskSource, mainReads: TaskSource) => {
+      const judge = threadJudge(
+        2,
+        CONTEXT,
+        settings(['a.jsonl']),
+        workersRead,
+        new ReportBuilder(settings(['a.jsonl'])),
+      );
+      try {
+        let count = 0;
+        for await (const { number, task } of readTasks(mainReads, { owns: (n) => judge.owns(n) })) {
+          count = number + 1;
+          await judge.judge(number, task);
+          judge.written(number);
+        }
+        judge.ended(count, true);
+        await judge.reports();
+        return 'reported';
+      } finally {
+        await judge.close();
+      }
+    };
+    // The worker's file is shorter: the main thread's next task of the worker's fails.
+    await expect(drive(short, long)).rejects.toThrow(
+      /^the inputs changed while the run read them \(its threads found \d+ and \d+ blocks\)/,
+    );
+    // The worker's file is longer: it stops at the main thread's last task, and the counts differ.
+    await expect(drive(long, short)).rejects.toThrow('the inputs changed while the run read them');
+    await expect(drive(long, short)).rejects.toBeInstanceOf(UsageError);
+    // The same file on both: the run ends.
+    expect(await drive(long, long)).toBe('reported');
+  }, 60_000);
+
+  test('a JSONL file is read to the size it had when the run looked at it (one still being written)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-threads-'));
+    const lines = Array.from({ length: 10 }, (_, i) => JSON.stringify({ id: `r${i}`, model: 'm', text: '{"n": 1}' }));
+    writeFileSync(join(dir, 'run.jsonl'), `${lines.join('\n')}\n`);
+    const [input] = scanInputs(dir, ['run.jsonl']);
+    const four = Buffer.byteLength(`${lines.slice(0, 4).join('\n')}\n`);
+    const source: TaskSource = {
+      inputs: [{ ...(input as BatchInput & { kind: 'records' }), size: four }],
+      shard: WHOLE_RUN,
+    };
+    let text = '';
+    const here = new BlockJudge(CONTEXT);
+    for await (const { task } of readTasks(source, { owns: () => true })) {
+      text += textOf(here.judge(task as NonNullable<typeof task>, new ReportBuilder(settings(['run.jsonl']))));
+    }
+    expect(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).id),
+    ).toEqual(['r0', 'r1', 'r2', 'r3']);
+  });
+
+  test("with three threads, one worker's failure fails its own tasks from there on, not the other worker's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-threads-'));
+    mkdirSync(join(dir, 'gpt'));
+    // Six tasks; task 5 (worker 2's second) was removed after the scan. Worker 2 reads it as soon
+    // as it has sent task 2, well before the main thread asks for worker 1's task 4.
+    const files = Array.from({ length: 6 * RECORDS_PER_TASK }, (_, i) => ({ name: `r${i}.txt`, size: 8 }));
+    for (const { name } of files.slice(0, 5 * RECORDS_PER_TASK)) writeFileSync(join(dir, 'gpt', name), '{"n": 1}');
+    const source: TaskSource = { inputs: [{ kind: 'texts', path: join(dir, 'gpt'), files }], shard: WHOLE_RUN };
+    const judge = threadJudge(3, CONTEXT, settings(['gpt']), source, new ReportBuilder(settings(['gpt'])));
+    const lines: number[] = [];
+    try {
+      const tasks = readTasks(source, { owns: (n) => judge.owns(n) });
+      let failed: unknown;
+      for await (const { number, task } of tasks) {
+        try {
+          lines.push(textOf(await judge.judge(number, task)).split('\n').length - 1);
+          judge.written(number);
+        } catch (error) {
+          failed = error;
+          break;
+        }
+      }
+      expect(lines).toEqual([200, 200, 200, 200, 200]);
+      expect(failed).toBeInstanceOf(UsageError);
+      expect((failed as Error).message).toContain(`cannot read gpt/r${5 * RECORDS_PER_TASK}.txt`);
+    } finally {
+      await judge.close();
+    }
+  }, 60_000);
+
+  test('readTasks refuses a JSONL file replaced since the scan, or shorter than it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-threads-'));
+    writeFileSync(join(dir, 'run.jsonl'), '{"id": "r0", "model": "m", "text": "{}"}\n');
+    const [input] = scanInputs(dir, ['run.jsonl']) as [BatchInput & { kind: 'records' }];
+    const drain = async (changed: BatchInput) => {
+      for await (const _ of readTasks({ inputs: [changed], shard: WHOLE_RUN }, { owns: () => true })) {
+        // read on
+      }
+    };
+    await drain(input);
+    const other = { dev: input.file?.dev ?? 0, ino: (input.file?.ino ?? 0) + 1 };
+    await expect(drain({ ...input, file: other })).rejects.toThrow(
+      'run.jsonl was replaced by another file since the run started: run again',
+    );
+    await expect(drain({ ...input, size: input.size + 10 })).rejects.toThrow(
+      `run.jsonl is shorter (${input.size} bytes) than when the run started (${input.size + 10}): it changed while the run read it`,
+    );
+  });
+
+  test("the main thread's own reading failing: the tasks read before it are written first, as on one thread", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-threads-'));
+    mkdirSync(join(dir, 'gpt'));
+    for (let i = 0; i < 1000; i++) writeFileSync(join(dir, 'gpt', `t${String(i).padStart(4, '0')}.txt`), '{"n": 1}');
+    // t0400.txt (task 2, the main thread's with two threads) is gone by the time it is opened.
+    const gone = [
+      "import fs from 'node:fs';",
+      "import { syncBuiltinESMExports } from 'node:module';",
+      'const open = fs.openSync;',
+      'fs.openSync = (path, ...rest) => {',
+      "  if (String(path).endsWith('t0400.txt')) throw Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });",
+      '  return open(path, ...rest);',
+      '};',
+      'syncBuiltinESMExports();',
+    ].join('\n');
+    const runs = ['0', '2'].map((workers) =>
+      spawnSync(
+        process.execPath,
+        ['--import', `data:text/javascript,${encodeURIComponent(gone)}`, BIN, 'batch', 'gpt', '--workers', workers],
+        { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 26 },
+      ),
+    );
+    for (const r of runs) {
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toContain('cannot read gpt/t0400.txt');
+      expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(400);
+    }
+    expect(runs[1]?.stdout).toBe(runs[0]?.stdout);
+    expect(runs[1]?.stderr).toBe(runs[0]?.stderr);
   }, 60_000);
 });
