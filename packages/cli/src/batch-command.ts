@@ -185,7 +185,10 @@ function inlineJudge(context: BlockContext, builder: ReportBuilder): Judge {
   };
 }
 
-/** How long the workers have to send their reports once every task is written (they are idle then). */
+/**
+ * How long the workers have, once every task is written, to finish reading (passing over the last
+ * tasks, which are not theirs) and send their reports.
+ */
 const REPORTS_TIMEOUT_MS = 60_000;
 
 /** Defined as `true` in the bundle (scripts/bundle.mjs); not defined in the build or the sources. */
@@ -311,9 +314,16 @@ export function threadJudge(
         reportsWanted?.();
       } else failWorker(i, workerFailure(message));
     });
-    worker.on('error', (error) => failWorker(i, error));
+    // An exception the worker did not catch may be told before the results it had already sent
+    // arrive: its tasks fail only once it has exited, when every result it sent has come.
+    let crash: Error | undefined;
+    worker.on('error', (error) => {
+      crash ??= error;
+    });
     worker.on('exit', (code) => {
-      if (!closing) failWorker(i, new Error(`llmjson batch: worker thread ${i + 1} stopped (exit code ${code})`));
+      if (!closing) {
+        failWorker(i, crash ?? new Error(`llmjson batch: worker thread ${i + 1} stopped (exit code ${code})`));
+      }
     });
     return worker;
   });
@@ -346,10 +356,14 @@ export function threadJudge(
     reports: () =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
+          const reading = workers.map((_, i) => i).filter((i) => !numbered.has(i));
           const missing = workers.map((_, i) => i).filter((i) => !reports.has(i));
+          const which = (list: number[]) => list.map((i) => i + 1).join(', ');
           fail(
             new Error(
-              `llmjson batch: worker threads ${missing.map((i) => i + 1).join(', ')} did not send their reports within ${REPORTS_TIMEOUT_MS / 1000} s`,
+              reading.length > 0
+                ? `llmjson batch: worker threads ${which(reading)} did not finish reading within ${REPORTS_TIMEOUT_MS / 1000} s of the last result`
+                : `llmjson batch: worker threads ${which(missing)} did not send their reports within ${REPORTS_TIMEOUT_MS / 1000} s`,
             ),
           );
         }, REPORTS_TIMEOUT_MS);

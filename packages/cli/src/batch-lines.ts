@@ -83,9 +83,14 @@ export function countLines(text: string): LineCount {
   return { lines, positions };
 }
 
-function readInto(fd: number, buffer: Buffer, offset: number, most: number): Promise<number> {
+/**
+ * Reads at `position` of the file, never at the descriptor's own offset: where two descriptors
+ * share one (a file opened as `/dev/stdin` is a copy of descriptor 0 on macOS), each thread that
+ * reads it still reads every byte.
+ */
+function readInto(fd: number, buffer: Buffer, offset: number, most: number, position: number): Promise<number> {
   return new Promise((done, fail) => {
-    read(fd, buffer, offset, Math.min(buffer.length - offset, most), null, (error, bytes) =>
+    read(fd, buffer, offset, Math.min(buffer.length - offset, most), position, (error, bytes) =>
       error ? fail(error) : done(bytes),
     );
   });
@@ -173,6 +178,8 @@ export async function* readBlocks(
   maxBytes: number = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<LineBlock> {
   let left = maxBytes;
+  // Where the next read starts in the file.
+  let position = 0;
   let buffer = Buffer.allocUnsafeSlow(blockBytes * BLOCKS_PER_READ);
   // The bytes read and not yet handed out are buffer[start, filled).
   let start = 0;
@@ -224,8 +231,9 @@ export async function* readBlocks(
       buffer.copy(bigger, 0, 0, filled);
       buffer = bigger;
     }
-    const got = left > 0 ? await readInto(fd, buffer, filled, left) : 0;
+    const got = left > 0 ? await readInto(fd, buffer, filled, left, position) : 0;
     left -= got;
+    position += got;
     end = got === 0;
     filled += got;
   }

@@ -76,8 +76,11 @@ export type BatchInput =
       readonly kind: 'records';
       readonly path: string;
       readonly size: number;
-      /** The file the scan found (its device and inode): a file put in its place since is refused. */
-      readonly file?: { readonly dev: number; readonly ino: number };
+      /**
+       * The file the scan found (its device, inode and time of last change): a file put in its
+       * place since is refused.
+       */
+      readonly file?: { readonly dev: number; readonly ino: number; readonly mtimeMs: number };
     }
   | { readonly kind: 'texts'; readonly path: string; readonly files: readonly TextFile[] };
 
@@ -111,7 +114,7 @@ export function scanInputs(cwd: string, names: readonly string[]): BatchInput[] 
     if (!stat.isDirectory()) {
       const why = notRegular(stat);
       if (why !== undefined) throw new UsageError(`cannot read ${quoteInput(name)}: ${why}`);
-      return { kind: 'records', path, size: stat.size, file: { dev: stat.dev, ino: stat.ino } };
+      return { kind: 'records', path, size: stat.size, file: { dev: stat.dev, ino: stat.ino, mtimeMs: stat.mtimeMs } };
     }
     let entries: string[];
     try {

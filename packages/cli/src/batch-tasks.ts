@@ -104,8 +104,15 @@ export async function* readTasks(source: TaskSource, hooks: TaskHooks): AsyncGen
       // tasks differently. So the file must be the one the run looked at, and is read up to the
       // size it had then (one still being written grows meanwhile) and no shorter.
       const shown = quoteInput(basename(file));
+      // Another device or inode alone is not enough: some file systems (FUSE without fixed
+      // inodes, SMB without server inodes) give the same file another inode once it is forgotten.
       const now = fstatSync(fd);
-      if (input.file !== undefined && (now.dev !== input.file.dev || now.ino !== input.file.ino)) {
+      const was = input.file;
+      if (
+        was !== undefined &&
+        (now.dev !== was.dev || now.ino !== was.ino) &&
+        (now.size !== input.size || now.mtimeMs !== was.mtimeMs)
+      ) {
         throw new UsageError(`${shown} was replaced by another file since the run started: run again`);
       }
       let read = 0;

@@ -3,7 +3,7 @@
  * (field-path.ts `rawValueAt`): the lines are those node:readline gives whatever the block size,
  * and the text found reads back as the value JSON.parse gives.
  */
-import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -111,6 +111,30 @@ describe('batch lines: blocks of whole lines', () => {
     }
     expect(told).toBe(whole.length);
     expect(handed).toBe(whole.length - 3);
+  });
+
+  test("read from the file's start whatever the descriptor's offset, and no further than maxBytes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmjson-lines-'));
+    const file = join(dir, 'in.jsonl');
+    const lines = Array.from({ length: 50 }, (_, i) => `{"i":${i}}`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const fd = openSync(file, 'r');
+    const read = async (maxBytes?: number) => {
+      const got: string[] = [];
+      for await (const { bytes } of readBlocks(fd, () => {}, 64, maxBytes)) {
+        const text = decodeBlock(bytes);
+        forEachLine(text, (start, end) => got.push(text.slice(start, end)));
+      }
+      return got;
+    };
+    try {
+      // Another reader of the same descriptor moved its offset (as two threads sharing one would).
+      readSync(fd, Buffer.alloc(100));
+      expect(await read()).toEqual(lines);
+      expect(await read(Buffer.byteLength(`${lines.slice(0, 7).join('\n')}\n`))).toEqual(lines.slice(0, 7));
+    } finally {
+      closeSync(fd);
+    }
   });
 
   test('an invalid UTF-8 byte reads as U+FFFD, as readline reads it', async () => {

@@ -266,8 +266,10 @@ describe('threadJudge', () => {
       }
     };
     await drain(input);
-    const other = { dev: input.file?.dev ?? 0, ino: (input.file?.ino ?? 0) + 1 };
-    await expect(drain({ ...input, file: other })).rejects.toThrow(
+    const was = input.file as NonNullable<typeof input.file>;
+    // Another inode with the same size and time: the same file, as some file systems give it.
+    await drain({ ...input, file: { ...was, ino: was.ino + 1 } });
+    await expect(drain({ ...input, file: { ...was, ino: was.ino + 1, mtimeMs: was.mtimeMs - 1000 } })).rejects.toThrow(
       'run.jsonl was replaced by another file since the run started: run again',
     );
     await expect(drain({ ...input, size: input.size + 10 })).rejects.toThrow(
