@@ -6,6 +6,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../../../test/support/cli.js';
 import { defaultWorkers, SMALL_INPUT_BYTES, workerYoungGenerationMb } from '../src/batch-command.js';
+import { BLOCK_BYTES } from '../src/batch-lines.js';
 
 const BIN = fileURLToPath(new URL('../bin/llmjson.js', import.meta.url));
 const SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
@@ -91,10 +93,17 @@ describe('batch', () => {
   test("model names a model may choose (__proto__, constructor) survive the workers' reports and their merge", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'llmjson-batch-'));
     const names = ['__proto__', 'constructor', 'toString', 'm'];
+    // Padded to several blocks, so that the worker thread judges some and its report is merged.
     const lines = Array.from({ length: 400 }, (_, i) =>
-      JSON.stringify({ id: '__proto__', model: names[i % 4], text: i % 3 === 0 ? '{"n": "x"}' : '{"n": 1}' }),
+      JSON.stringify({
+        id: '__proto__',
+        model: names[i % 4],
+        pad: 'x'.repeat(1000),
+        text: i % 3 === 0 ? '{"n": "x"}' : '{"n": 1}',
+      }),
     );
     writeFileSync(join(dir, 'r.jsonl'), `${lines.join('\n')}\n`);
+    expect(statSync(join(dir, 'r.jsonl')).size).toBeGreaterThan(3 * BLOCK_BYTES);
     writeFileSync(join(dir, 'n.schema.json'), JSON.stringify(SCHEMA));
     const reports = [];
     for (const workers of ['0', '2']) {
